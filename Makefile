@@ -1,0 +1,37 @@
+# The commands in README.md. `make demo` and `make test` work on a fresh machine:
+# they create .venv and install the project into it the first time.
+PY ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
+
+.PHONY: install demo test ui bench validate clean
+
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	# CPU torch first, from the pinned file; an unpinned torch would pull a multi-GB CUDA build.
+	$(VENV)/bin/pip install --quiet torch==2.13.0
+	$(VENV)/bin/pip install --quiet -e '.[test]'
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	HF_HUB_OFFLINE=1 $(VENV)/bin/wove demo
+
+test: $(STAMP)
+	$(VENV)/bin/dagster definitions validate -w workspace.yaml
+	HF_HUB_OFFLINE=1 $(VENV)/bin/pytest -q
+
+ui: $(STAMP)
+	HF_HUB_OFFLINE=1 $(VENV)/bin/wove ui
+
+bench: $(STAMP)
+	HF_HUB_OFFLINE=1 $(VENV)/bin/python -m bench
+
+validate: $(STAMP)
+	$(VENV)/bin/dagster definitions validate -w workspace.yaml
+
+clean:
+	rm -rf .wove

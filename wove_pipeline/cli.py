@@ -1,0 +1,113 @@
+"""The `wove` command: the embedded default, the demo, the UI, and the tools around them."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+
+DEMO_DAYS = 7
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    import dagster as dg
+
+    from wove_pipeline.runtime import bring_up
+    from wove_pipeline.sandbox.generator import generate_world
+
+    world = generate_world(seed=args.seed)
+    last = world.start_day + dt.timedelta(days=args.days - 1)
+    with bring_up(world=world, serve_sandbox=True) as env:
+        print(f"serving database: {env.urls.serving}")
+        print(f"sandbox arXiv:    {env.exported['ARXIV_OAI_URL']}")
+        from wove_pipeline.report import print_summary
+        from wove_pipeline.runner import run_pipeline
+
+        with dg.DagsterInstance.get() as instance:
+            run_pipeline(instance, world.start_day, last)
+
+        print_summary(env.urls.serving, world.start_day, last)
+    return 0
+
+
+def _cmd_ui(args: argparse.Namespace) -> int:
+    from wove_pipeline.runtime import REPO_ROOT, bring_up
+    from wove_pipeline.sandbox.generator import generate_world
+
+    world = generate_world(seed=args.seed) if not args.no_sandbox else None
+    with bring_up(world=world, serve_sandbox=world is not None) as env:
+        print(f"Dagster UI on http://{args.host}:{args.port} (Ctrl-C stops it, the sandbox and the database)")
+        cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(REPO_ROOT / "workspace.yaml"),
+               "-h", args.host, "-p", str(args.port)]
+        try:
+            return subprocess.call(cmd, cwd=REPO_ROOT, env=os.environ.copy())
+        except KeyboardInterrupt:
+            return 0
+
+
+def _cmd_db(args: argparse.Namespace) -> int:
+    from wove_pipeline.runtime import bring_up
+
+    env = bring_up()
+    print(json.dumps({"serving": env.urls.serving, "dagster": env.urls.dagster}, indent=2))
+    if args.action == "shell":
+        from wove_pipeline.core.embedded_pg import psql_path
+
+        subprocess.call([psql_path(), env.urls.serving])
+    env.close()
+    return 0
+
+
+def _cmd_sandbox(args: argparse.Namespace) -> int:
+    from wove_pipeline.sandbox.__main__ import main as sandbox_main
+
+    return sandbox_main(args.rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="wove", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="run the pipeline on the embedded default against the sandbox world")
+    demo.add_argument("--days", type=int, default=DEMO_DAYS, help="sandbox days to materialize")
+    demo.add_argument("--seed", type=int, default=7)
+    demo.set_defaults(func=_cmd_demo)
+
+    ui = sub.add_parser("ui", help="start the Dagster UI and daemon on the embedded default")
+    ui.add_argument("--host", default="127.0.0.1")
+    ui.add_argument("--port", type=int, default=3000)
+    ui.add_argument("--seed", type=int, default=7)
+    ui.add_argument("--no-sandbox", action="store_true", help="use the upstream URLs from the environment")
+    ui.set_defaults(func=_cmd_ui)
+
+    dbp = sub.add_parser("db", help="start the embedded database, apply migrations, print the URLs")
+    dbp.add_argument("action", choices=["migrate", "shell"], nargs="?", default="migrate")
+    dbp.set_defaults(func=_cmd_db)
+
+    sandbox = sub.add_parser("sandbox", help="serve the sandbox upstream (python -m wove_pipeline.sandbox)")
+    sandbox.add_argument("rest", nargs=argparse.REMAINDER)
+    sandbox.set_defaults(func=_cmd_sandbox)
+
+    for module, hook in (
+        ("wove_pipeline.core.matching.cli", "add_matching_commands"),
+        ("wove_pipeline.core.search_cli", "add_search_commands"),
+        ("wove_pipeline.serving_cli", "add_show_commands"),
+    ):
+        try:
+            mod = __import__(module, fromlist=[hook])
+        except ImportError:
+            continue
+        getattr(mod, hook)(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""The one database access layer: connections, transactions, COPY and upserts.
+
+Everything that touches PostgreSQL goes through here (psycopg 3). Statements are always
+parameterized; identifiers (table and column names) only ever come from code, never from
+data, and are quoted with psycopg.sql.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+
+
+def connect(url: str, **kwargs: Any) -> psycopg.Connection:
+    return psycopg.connect(url, **kwargs)
+
+
+@contextlib.contextmanager
+def transaction(url: str) -> Iterator[psycopg.Connection]:
+    """One connection, one transaction: commit on success, roll back on any error."""
+    with psycopg.connect(url) as conn:
+        with conn.transaction():
+            yield conn
+
+
+def fetch_all(conn: psycopg.Connection, query: str | sql.Composable, params: Any = None) -> list[dict]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(query, params)
+        return cur.fetchall()
+
+
+def fetch_value(conn: psycopg.Connection, query: str | sql.Composable, params: Any = None) -> Any:
+    with conn.cursor() as cur:
+        cur.execute(query, params)
+        row = cur.fetchone()
+        return None if row is None else row[0]
+
+
+def qualified(name: str) -> sql.Identifier:
+    """'schema.table' -> a quoted identifier."""
+    return sql.Identifier(*name.split("."))
+
+
+def advisory_lock(conn: psycopg.Connection, key: str) -> None:
+    """Serialize writers of the same key (e.g. one asset partition) until the transaction ends.
+
+    Two runs of the same partition at once then write one after the other, so the second
+    simply rewrites the same rows instead of racing the first.
+    """
+    digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (digest,))
+
+
+def copy_rows(conn: psycopg.Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+    """COPY rows into a table (binary-safe text COPY through psycopg). Returns the count."""
+    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+        qualified(table), sql.SQL(", ").join(map(sql.Identifier, columns))
+    )
+    count = 0
+    with conn.cursor() as cur, cur.copy(statement) as copy:
+        for row in rows:
+            copy.write_row(row)
+            count += 1
+    return count
+
+
+def upsert_rows(
+    conn: psycopg.Connection,
+    table: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    key: Sequence[str],
+    update: Sequence[str] | None = None,
+    only_if: str | None = None,
+) -> int:
+    """Bulk upsert: COPY into a temporary table, then one INSERT ... ON CONFLICT DO UPDATE.
+
+    COPY is the fast path into PostgreSQL; the single INSERT keeps the upsert set-based.
+    Rows with the same key inside one batch keep the last one. `only_if` is an SQL
+    condition (written in code, never from data) that guards the update, e.g. so an
+    older record never overwrites a newer one.
+    """
+    update = [c for c in (update if update is not None else columns) if c not in key]
+    staging = f"staging_{table.replace('.', '_')}"
+    conn.execute(
+        sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (LIKE {} INCLUDING DEFAULTS) ON COMMIT DROP").format(
+            sql.Identifier(staging), qualified(table)
+        )
+    )
+    conn.execute(sql.SQL("TRUNCATE {}").format(sql.Identifier(staging)))
+    n = copy_rows(conn, staging, columns, rows)
+    cols = sql.SQL(", ").join(map(sql.Identifier, columns))
+    keys = sql.SQL(", ").join(map(sql.Identifier, key))
+    action = (
+        sql.SQL("DO UPDATE SET {}").format(
+            sql.SQL(", ").join(sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c)) for c in update)
+        )
+        if update
+        else sql.SQL("DO NOTHING")
+    )
+    if update and only_if:
+        action = action + sql.SQL(" WHERE ") + sql.SQL(only_if)
+    conn.execute(
+        sql.SQL(
+            "INSERT INTO {table} ({cols}) SELECT DISTINCT ON ({keys}) {cols} FROM "
+            "(SELECT *, row_number() OVER () AS _ord FROM {staging}) s ORDER BY {keys}, _ord DESC "
+            "ON CONFLICT ({keys}) {action}"
+        ).format(table=qualified(table), cols=cols, keys=keys, staging=sql.Identifier(staging), action=action)
+    )
+    return n

@@ -1,0 +1,205 @@
+"""The one HTTP layer every upstream client is built on: politeness, retries, backoff.
+
+- Rate limiting: a minimum interval between requests per client (arXiv asks for one
+  request every 3 s over one connection; S2 keys get 1 request/s). Thread-safe.
+- Retries (tenacity): 429, 5xx, timeouts, dropped connections and bodies that fail
+  validation are retried with exponential backoff and jitter; a Retry-After header, when
+  present, sets the wait instead (arXiv's 503). Other 4xx are not retried.
+- Secrets: query parameters and headers named like keys are redacted from every error
+  message and log line this layer produces.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import tenacity
+
+log = logging.getLogger(__name__)
+
+RETRYABLE_STATUS = {408, 425, 429, 500, 502, 503, 504}
+_SECRET_PARAM = re.compile(r"(?i)((?:api[_-]?key|x-api-key|token|secret)=)[^&\s]+")
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """Remove secrets from a URL or message (by parameter name and by value)."""
+    text = _SECRET_PARAM.sub(r"\1<redacted>", text)
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "<redacted>")
+    return text
+
+
+class UpstreamError(RuntimeError):
+    """An upstream answered with an error we do not retry, or retries ran out."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class RetryableResponse(Exception):
+    def __init__(self, status: int, retry_after: float | None, message: str):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class InvalidBody(Exception):
+    """The body arrived but failed validation (truncated or malformed): retry it."""
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    attempts: int = 8
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 60.0
+    max_retry_after_s: float = 300.0
+
+
+def _parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # HTTP-date form: fall back to exponential backoff
+
+
+class _MinInterval:
+    """Start requests no closer together than `interval` seconds (shared across threads)."""
+
+    def __init__(self, interval: float):
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._next = 0.0
+
+    def wait(self) -> None:
+        if self.interval <= 0:
+            return
+        with self._lock:
+            now = time.monotonic()
+            delay = self._next - now
+            self._next = max(now, self._next) + self.interval
+        if delay > 0:
+            time.sleep(delay)
+
+
+class HttpClient:
+    """A polite, retrying wrapper around one httpx.Client (one connection pool per upstream)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        min_interval_s: float = 0.0,
+        timeout_s: float = 30.0,
+        retry: RetrySettings = RetrySettings(),
+        headers: Mapping[str, str] | None = None,
+        secrets: tuple[str, ...] = (),
+        max_connections: int = 1,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self._secrets = secrets
+        self._retry = retry
+        self._sleep = sleep
+        self._interval = _MinInterval(min_interval_s)
+        self._client = httpx.Client(
+            timeout=timeout_s,
+            headers=dict(headers or {}),
+            follow_redirects=True,  # OpenAlex answers merged ids with 301
+            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+        )
+        self.requests_sent = 0
+        self.retries = 0
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> "HttpClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _wait_before_retry(self, state: tenacity.RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, RetryableResponse) and exc.retry_after is not None:
+            return min(exc.retry_after, self._retry.max_retry_after_s)
+        backoff = tenacity.wait_random_exponential(
+            multiplier=self._retry.backoff_initial_s, max=self._retry.backoff_max_s
+        )
+        return backoff(state)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        data: Mapping[str, Any] | None = None,
+        validate: Callable[[httpx.Response], Any] | None = None,
+        ok_statuses: tuple[int, ...] = (200,),
+    ) -> tuple[httpx.Response, Any]:
+        """Send with retries. `validate(response)` parses the body; raising InvalidBody
+        (or any ValueError) there retries the request. Returns (response, validate's result)."""
+        url = self.base_url + path
+
+        def attempt() -> tuple[httpx.Response, Any]:
+            self._interval.wait()
+            self.requests_sent += 1
+            try:
+                response = self._client.request(method, url, params=params, json=json, data=data)
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                # Timeouts, resets, dropped connections, incomplete bodies: all transient.
+                raise RetryableResponse(0, None, f"{type(exc).__name__} on {method} {self._safe(url)}") from None
+            if response.status_code in RETRYABLE_STATUS:
+                raise RetryableResponse(
+                    response.status_code,
+                    _parse_retry_after(response.headers.get("retry-after")),
+                    f"HTTP {response.status_code} on {method} {self._safe(str(response.request.url))}",
+                )
+            if response.status_code not in ok_statuses:
+                raise UpstreamError(
+                    f"HTTP {response.status_code} on {method} {self._safe(str(response.request.url))}: "
+                    f"{self._safe(response.text[:300])}",
+                    status=response.status_code,
+                )
+            if validate is None:
+                return response, None
+            try:
+                return response, validate(response)
+            except (InvalidBody, ValueError) as exc:
+                raise RetryableResponse(
+                    response.status_code, None, f"invalid body from {self._safe(url)}: {self._safe(str(exc))[:200]}"
+                ) from None
+
+        def before_sleep(state: tenacity.RetryCallState) -> None:
+            self.retries += 1
+            exc = state.outcome.exception() if state.outcome else None
+            log.warning("retrying after %s (attempt %d)", exc, state.attempt_number)
+
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(RetryableResponse),
+            stop=tenacity.stop_after_attempt(self._retry.attempts),
+            wait=self._wait_before_retry,
+            sleep=self._sleep,
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        try:
+            return retrying(attempt)
+        except RetryableResponse as exc:
+            raise UpstreamError(f"gave up after {self._retry.attempts} attempts: {exc}", status=exc.status) from None
+
+    def _safe(self, text: str) -> str:
+        return redact(text, self._secrets)

@@ -1,0 +1,84 @@
+"""Author mentions: one author position on one paper, with every piece of evidence."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from .names import Name, make_name, normalize_text, parse_name
+
+
+@dataclass
+class Mention:
+    """One (paper, author position) with the evidence the matcher may use.
+
+    ``mention_id`` must be stable across runs (the pipeline uses ``"<arxiv_id>:<position>"``)
+    because overrides and researcher ids are keyed by it.
+    """
+
+    mention_id: str
+    paper_id: str
+    position: int
+    first: str | None = None  # forenames as printed ("Peng", "J.-P.")
+    middle: str | None = None
+    last: str | None = None  # keyname / surname as printed
+    suffix: str | None = None
+    affiliations: list[str] = field(default_factory=list)  # raw strings
+    s2_author_id: str | None = None
+    openalex_author_id: str | None = None
+    orcid: str | None = None
+    institution_ids: list[str] = field(default_factory=list)  # OpenAlex I-ids / ROR
+    coauthor_keys: list[str] = field(default_factory=list)  # block keys or names of co-authors
+    categories: list[str] = field(default_factory=list)  # primary first
+    text: str = ""  # title + abstract
+    year: int | None = None
+    published: dt.date | dt.datetime | None = None  # newest-first ordering
+    email: str | None = None
+    venue: str | None = None
+    n_authors: int | None = None
+    alignment_confidence: float | None = None  # for the S2/OpenAlex ids (alignment.py)
+    display_name: str | None = None  # free text, used when first/last are missing
+
+    _name: Name | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def name(self) -> Name:
+        if self._name is None:
+            if self.last or self.first:
+                self._name = make_name(self.first, self.middle, self.last, self.suffix)
+            else:
+                self._name = parse_name(self.display_name)
+        return self._name
+
+    @property
+    def block(self) -> str:
+        return self.name.block
+
+    @property
+    def sort_date(self) -> tuple:
+        """Sortable recency: published date, else year, else nothing (oldest)."""
+        p = self.published
+        if isinstance(p, dt.datetime):
+            p = p.date()
+        if p is not None:
+            return (p.toordinal(), self.paper_id, self.position)
+        if self.year:
+            return (dt.date(int(self.year), 7, 1).toordinal(), self.paper_id, self.position)
+        return (0, self.paper_id, self.position)
+
+
+def coauthor_key(name_text: str | None = None, *, first: str | None = None, last: str | None = None) -> str:
+    """Normalized co-author key (S2AND uses co-author *blocks*): 'p wang'."""
+    n = make_name(first, None, last) if (first or last) else parse_name(name_text)
+    return n.block
+
+
+def normalize_orcid(orcid: str | None) -> str | None:
+    if not orcid:
+        return None
+    s = str(orcid).strip().rsplit("/", 1)[-1].upper()
+    return s or None
+
+
+def affiliation_text(m: Mention) -> str:
+    return " ".join(normalize_text(a) for a in m.affiliations if a)

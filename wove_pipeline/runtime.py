@@ -1,0 +1,82 @@
+"""Bring up what a run needs, the same way for the demo, the UI, the tests and benches.
+
+`Environment` starts (or attaches to) the database, applies migrations, optionally serves
+the sandbox world on loopback, and exports the environment variables the Dagster
+resources read. Nothing here is specific to one caller, so all of them share one path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wove_pipeline.core.embedded_pg import DatabaseUrls, EmbeddedPostgres, resolve_database_urls
+from wove_pipeline.core.migrations import migrate
+from wove_pipeline.settings import raw_data_dir, wove_home
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Environment:
+    urls: DatabaseUrls
+    embedded: EmbeddedPostgres | None
+    sandbox: object | None = None  # SandboxServer when serving the sandbox world
+    world: object | None = None
+    exported: dict[str, str] = field(default_factory=dict)
+
+    def close(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.stop()
+        if self.embedded is not None:
+            self.embedded.stop()
+
+    def __enter__(self) -> "Environment":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def prepare_dagster_home() -> Path:
+    """A DAGSTER_HOME under WOVE_HOME holding the repository's dagster.yaml (run state stays out of git)."""
+    home = Path(os.environ.get("DAGSTER_HOME") or wove_home() / "dagster_home")
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    return home
+
+
+def start_sandbox(world, *, today=None):
+    from wove_pipeline.sandbox.server import SandboxServer, default_endpoints
+
+    return SandboxServer(world, endpoints=default_endpoints(world), today=today).start()
+
+
+def sandbox_env(server) -> dict[str, str]:
+    env = {"ARXIV_OAI_URL": server.url_for("arxiv"), "ARXIV_MIN_INTERVAL_S": "0"}
+    for name, var in (("s2", "S2_API_URL"), ("openalex", "OPENALEX_API_URL")):
+        try:
+            env[var] = server.url_for(name)
+        except KeyError:
+            pass  # endpoint not hosted
+    return env
+
+
+def bring_up(*, world=None, serve_sandbox: bool = False) -> Environment:
+    urls, embedded = resolve_database_urls()
+    migrate(urls.serving)
+    env = Environment(urls=urls, embedded=embedded, world=world)
+    exported = {
+        "WOVE_DATABASE_URL": urls.serving,
+        "DAGSTER_PG_URL": urls.dagster,
+        "WOVE_DATA_DIR": str(raw_data_dir()),
+    }
+    if serve_sandbox:
+        env.sandbox = start_sandbox(world)
+        exported.update(sandbox_env(env.sandbox))
+    exported["DAGSTER_HOME"] = str(prepare_dagster_home())
+    os.environ.update(exported)
+    env.exported = exported
+    return env

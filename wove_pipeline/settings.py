@@ -1,0 +1,39 @@
+"""Every environment variable wove reads, in one place.
+
+Read at call time, never at import (secrets must not freeze into definitions or leak
+into snapshots). README.md lists the same variables.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def wove_home() -> Path:
+    """Where the embedded default keeps PostgreSQL, raw Parquet and Dagster state."""
+    return Path(os.environ.get("WOVE_HOME", Path.cwd() / ".wove")).resolve()
+
+
+def raw_data_dir() -> Path:
+    """Raw layer root (Parquet per source and partition)."""
+    return Path(os.environ.get("WOVE_DATA_DIR", wove_home() / "data")).resolve()
+
+
+@dataclass(frozen=True)
+class UpstreamSettings:
+    arxiv_oai_url: str
+    s2_api_url: str
+    openalex_api_url: str
+    arxiv_min_interval_s: float
+
+
+def upstream_settings() -> UpstreamSettings:
+    return UpstreamSettings(
+        arxiv_oai_url=os.environ.get("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai"),
+        s2_api_url=os.environ.get("S2_API_URL", "https://api.semanticscholar.org/graph/v1"),
+        openalex_api_url=os.environ.get("OPENALEX_API_URL", "https://api.openalex.org"),
+        # arXiv asks for one request every 3 s; the sandbox sets 0.
+        arxiv_min_interval_s=float(os.environ.get("ARXIV_MIN_INTERVAL_S", "3")),
+    )
