@@ -7,7 +7,6 @@ arxiv_records -> papers -> (enrichment, embeddings) -> authorships -> researcher
 import dagster as dg
 
 from wove_pipeline.assets import harvest
-from wove_pipeline.partitions import daily_partitions
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 
 daily_assets = [harvest.arxiv_records, harvest.papers]
@@ -15,7 +14,6 @@ daily_assets = [harvest.arxiv_records, harvest.papers]
 daily_job = dg.define_asset_job(
     "daily_harvest",
     selection=dg.AssetSelection.assets(*daily_assets),
-    partitions_def=daily_partitions,
     description="Harvest one OAI day and everything downstream of it.",
 )
 

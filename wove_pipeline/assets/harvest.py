@@ -1,6 +1,6 @@
 """Harvest stage: arXiv OAI-PMH day -> raw Parquet (arxiv_records) -> wove.papers (papers)."""
+# (no `from __future__ import annotations` here: Dagster reads the context annotation at definition time)
 
-from __future__ import annotations
 
 import datetime as dt
 

@@ -114,6 +114,10 @@ def _parse_xml(data: bytes, error_cls: type[Exception], what: str) -> etree._Ele
         raise error_cls(f"{what}: malformed XML: {e}") from None
     if root is None:  # lxml returns None for some recoverable-but-empty documents
         raise error_cls(f"{what}: no root element")
+    # OAI-PMH never sends a DTD. An internal subset can only declare entities, which
+    # XPath string() would expand (entity-expansion attacks), so refuse it outright.
+    if root.getroottree().docinfo.internalDTD is not None:
+        raise error_cls(f"{what}: documents with a DOCTYPE/internal DTD are not accepted")
     return root
 
 

@@ -147,6 +147,11 @@ def _id(d: dict, key: str, what: str) -> str:
     return str(v)
 
 
+def _or_empty(v: Any) -> Any:
+    """null → {} (S2 sends `externalIds: {}` or omits it); keep any other value to type-check."""
+    return {} if v is None else v
+
+
 def _date(s: str | None) -> date | None:
     if not s:
         return None
@@ -165,7 +170,7 @@ def parse_paper(payload: Any) -> S2PaperRecord:
     d = _dict(payload, "paper")
     paper_id = _id(d, "paperId", "paper")
     what = f"paper {paper_id}"
-    ext = _dict(d.get("externalIds") or {}, f"{what}.externalIds")
+    ext = _dict(_or_empty(d.get("externalIds")), f"{what}.externalIds")
     arxiv = ext.get("ArXiv")
     doi = ext.get("DOI")
     corpus_id = _opt_int(d, "corpusId", what)
@@ -232,9 +237,11 @@ def parse_author(payload: Any) -> S2AuthorRecord:
     d = _dict(payload, "author")
     author_id = _id(d, "authorId", "author")
     what = f"author {author_id}"
-    ext = _dict(d.get("externalIds") or {}, f"{what}.externalIds")
+    ext = _dict(_or_empty(d.get("externalIds")), f"{what}.externalIds")
     orcid = ext.get("ORCID")
-    dblp = ext.get("DBLP") or []
+    dblp = ext.get("DBLP")
+    if dblp is None:
+        dblp = []
     if isinstance(dblp, str):  # on paper objects DBLP is a key string; be lenient
         dblp = [dblp]
     return S2AuthorRecord(

@@ -102,7 +102,8 @@ def _invalid(message: str) -> _ApiError:
 
 def _short(ident: str) -> str:
     """'https://openalex.org/W12' / 'w12' -> 'W12' (OpenAlex accepts ids in either form)."""
-    ident = ident.strip().removeprefix(OA).removeprefix("openalex.org/")
+    # "https:/openalex.org/": some servers collapse the "//" of a URL that sits in a path
+    ident = ident.strip().removeprefix(OA).removeprefix("https:/openalex.org/").removeprefix("openalex.org/")
     return ident[:1].upper() + ident[1:]
 
 

@@ -1,0 +1,29 @@
+import psycopg
+import pytest
+
+from wove_pipeline.core import migrations
+from wove_pipeline.core.migrations import MigrationError, migrate
+
+
+def test_reapplying_migrations_is_a_no_op(database_url):
+    with psycopg.connect(database_url) as conn:
+        before = conn.execute("SELECT version, checksum, applied_at FROM wove.schema_migrations ORDER BY version").fetchall()
+    assert migrate(database_url) == []
+    with psycopg.connect(database_url) as conn:
+        after = conn.execute("SELECT version, checksum, applied_at FROM wove.schema_migrations ORDER BY version").fetchall()
+    assert after == before
+    assert [v for v, *_ in after] == [v for v, _, _ in migrations.available()]
+
+
+def test_extensions_are_installed(database_url):
+    with psycopg.connect(database_url) as conn:
+        names = {r[0] for r in conn.execute("SELECT extname FROM pg_extension")}
+    assert {"vector", "pg_trgm", "unaccent"} <= names
+
+
+def test_a_changed_migration_is_refused(database_url, monkeypatch):
+    original = migrations.available()
+    version, name, text = original[0]
+    monkeypatch.setattr(migrations, "available", lambda: [(version, name, text + "\n-- edited")] + original[1:])
+    with pytest.raises(MigrationError, match="changed after it was applied"):
+        migrate(database_url)

@@ -1,0 +1,56 @@
+"""Embeddings stage: wove.papers -> wove.paper_embeddings (sentence-transformers, pgvector)."""
+
+
+import dagster as dg
+
+from wove_pipeline.assets.harvest import BACKFILL, partition_days, papers
+from wove_pipeline.core import db
+from wove_pipeline.core.embedding import embed_papers
+from wove_pipeline.partitions import daily_partitions
+from wove_pipeline.resources import DatabaseResource
+from wove_pipeline.resources.embedder import EmbedderResource
+
+EMBED_RETRY = dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL)
+
+
+@dg.asset(
+    partitions_def=daily_partitions,
+    backfill_policy=BACKFILL,
+    retry_policy=EMBED_RETRY,
+    deps=[papers],
+    group_name="search",
+    kinds={"pytorch", "postgres"},
+    code_version="1",
+    description=(
+        "Embeddings of each paper's clean title + abstract (sentence-transformers; the model is "
+        "the embedder resource's configuration) in wove.paper_embeddings, with an HNSW index "
+        "(cosine). Only papers whose content hash or model changed are embedded: re-running an "
+        "unchanged day embeds nothing, and a model change re-embeds through a backfill."
+    ),
+)
+def paper_embeddings(context: dg.AssetExecutionContext, database: DatabaseResource, embedder: EmbedderResource):
+    days = partition_days(context)
+    emb = embedder.embedder()
+    summary = embed_papers(database.transaction, emb, days=days)
+    with database.transaction() as conn:
+        row_count = db.fetch_value(
+            conn,
+            "SELECT count(*) FROM wove.paper_embeddings e JOIN wove.papers p USING (arxiv_id) "
+            "WHERE p.oai_datestamp = ANY(%s) AND e.model = %s",
+            (days, emb.config.name),
+        )
+    context.log.info(
+        f"{summary.embedded} texts embedded, {summary.skipped_unchanged} unchanged "
+        f"({summary.texts_per_second:.1f} texts/s)"
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": int(row_count or 0),
+            "embedded": summary.embedded,
+            "skipped_unchanged": summary.skipped_unchanged,
+            "model": emb.config.name,
+            "dimensions": emb.config.dimensions,
+            "texts_per_second": round(summary.texts_per_second, 2),
+            "encode_seconds": round(summary.seconds_encoding, 2),
+        }
+    )

@@ -1,0 +1,400 @@
+"""Blocking, constrained average-linkage clustering and newest-first incremental assignment.
+
+* **Blocking**: S2AND block key (first initial + surname key). Every block is scored as a
+  dense matrix (vectorized; sparse products for co-authors, affiliations, text).
+* **Clustering** (``match_all``): average linkage on distance ``1 - p`` (S2AND, production
+  eps 0.61; we cut at ``1 - threshold``). Cannot-links (two different ORCIDs, incompatible
+  names, force split) get distance 1e4 *and* are enforced exactly while walking the
+  dendrogram (a merge that would put a cannot-link pair together is refused, and so is every
+  later merge above it). Must-links (same ORCID + compatible names, force link) get
+  distance 0.
+* **Big blocks** (> ``max_block`` mentions, e.g. "y wang"): sub-blocked by connected
+  components of compatible full given names; components still too big are clustered chunk
+  by chunk (oldest chunk clustered, the rest assigned newest-first); initials-only
+  mentions ("P. Wang") are then assigned newest-first onto the block's clusters. Cost is
+  O(n * max_block) per block instead of O(n^2) memory.
+* **Incremental** (``assign_incremental``): new mentions, newest first, join the
+  compatible cluster with the highest *average* probability if it is >= ``threshold``;
+  between ``unsure_low`` and ``threshold`` the outcome is "not_sure" and the mention opens
+  a new profile (counted in ``stats``); below, a plain new profile. Later new mentions can
+  join profiles opened earlier in the same run.
+
+Every mention gets a ``Link`` with its score (mean probability to the rest of its cluster),
+its strongest partner and the evidence (log-odds contribution per feature) of that pair.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.cluster.hierarchy import linkage
+from scipy.spatial.distance import squareform
+
+from .mentions import Mention
+from .overrides import Overrides
+from .scoring import BlockNames, MatchData, Weights, block_names, build_data, score_pairs, sigmoid
+
+
+@dataclass
+class MatchConfig:
+    weights: Weights = field(default_factory=Weights)
+    threshold: float = 0.5  # link when mean pair probability >= threshold
+    unsure_low: float = 0.3  # incremental: [unsure_low, threshold) -> "not_sure", new profile
+    max_block: int = 2000  # blocks above this are sub-blocked
+    chunk_cells: int = 8_000_000  # max rows*cols scored at once in assignment
+
+
+@dataclass
+class Link:
+    """Why a mention sits in its cluster."""
+
+    mention_id: str
+    cluster: int
+    outcome: str  # clustered | singleton | linked | new | not_sure | forced | existing
+    score: float | None  # mean probability to the other members when decided
+    partner: str | None = None  # strongest partner in the cluster
+    evidence: dict[str, float] = field(default_factory=dict)  # log-odds per feature with partner
+
+
+@dataclass
+class Assignment:
+    clusters: dict[str, int]  # mention_id -> cluster label
+    links: dict[str, Link]
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def members(self) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = defaultdict(list)
+        for m, c in self.clusters.items():
+            out[c].append(m)
+        return dict(out)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _group_blocks(data: MatchData) -> list[np.ndarray]:
+    codes: dict[str, int] = {}
+    bc = np.fromiter((codes.setdefault(b, len(codes)) for b in data.blocks), dtype=np.int64, count=len(data))
+    order = np.argsort(bc, kind="stable")
+    bounds = np.flatnonzero(np.diff(bc[order])) + 1
+    return np.split(order, bounds)
+
+
+def _override_matrices(data: MatchData, rows, cols, overrides: Overrides | None, cannot, must):
+    if not overrides or not len(overrides):
+        return cannot, must
+    mid_r = [data.mentions[i].mention_id for i in rows]
+    mid_c = {data.mentions[j].mention_id: k for k, j in enumerate(cols)}
+    involved = overrides.involved()
+    splits = overrides.split_set()
+    links = set(overrides.links)
+    for a, ma in enumerate(mid_r):
+        if ma not in involved:
+            continue
+        for mb, b in mid_c.items():
+            key = (ma, mb) if ma <= mb else (mb, ma)
+            if key in splits:
+                cannot[a, b] = True
+                must[a, b] = False
+            elif key in links:
+                must[a, b] = True
+    return cannot, must
+
+
+def _constrained_average_linkage(P: np.ndarray, cannot: np.ndarray, must: np.ndarray, threshold: float) -> list[list[int]]:
+    n = P.shape[0]
+    if n == 1:
+        return [[0]]
+    D = (1.0 - P).astype(np.float64)
+    D[must & ~cannot] = 0.0
+    D[cannot] = 1e4
+    np.fill_diagonal(D, 0.0)
+    D = np.minimum(D, D.T)
+    Z = linkage(squareform(D, checks=False), method="average")
+    eps = 1.0 - threshold
+    members: dict[int, list[int]] = {i: [i] for i in range(n)}
+    ok = np.ones(2 * n - 1, dtype=bool)
+    for k in range(n - 1):
+        a, b, d = int(Z[k, 0]), int(Z[k, 1]), Z[k, 2]
+        if d > eps + 1e-12:
+            break
+        node = n + k
+        if ok[a] and ok[b] and not cannot[np.ix_(members[a], members[b])].any():
+            members[node] = members.pop(a) + members.pop(b)
+        else:
+            ok[node] = False
+    return list(members.values())
+
+
+def _explain(data, bn, w, I, J) -> list[dict[str, float]]:
+    if len(I) == 0:
+        return []
+    _, _, _, parts = score_pairs(data, np.asarray(I), np.asarray(J), bn, w, pairs=True, explain=True)
+    out = []
+    for k in range(len(I)):
+        out.append({f: round(float(v[k]), 3) for f, v in parts.items() if abs(float(v[k])) > 1e-6})
+    return out
+
+
+class _Run:
+    """State of one match_all / assign_incremental call."""
+
+    def __init__(self, data: MatchData, overrides: Overrides | None, cfg: MatchConfig, first_label: int = 0):
+        self.data, self.ov, self.cfg = data, overrides, cfg
+        self.labels = np.full(len(data), -1, dtype=np.int64)
+        self.next_label = first_label
+        self.links: dict[str, Link] = {}
+        self.stats: dict[str, int] = defaultdict(int)
+
+    def new_label(self) -> int:
+        self.next_label += 1
+        return self.next_label - 1
+
+    # ---- batch clustering of one (sub-)block
+    def cluster(self, idx: np.ndarray, bn: BlockNames) -> None:
+        d, w = self.data, self.cfg.weights
+        if len(idx) == 1:
+            i = int(idx[0])
+            self.labels[i] = self.new_label()
+            self.links[d.mentions[i].mention_id] = Link(d.mentions[i].mention_id, int(self.labels[i]), "singleton", None)
+            self.stats["singleton"] += 1
+            return
+        L, cannot, must, _ = score_pairs(d, idx, idx, bn, w)
+        cannot, must = cannot.copy(), must.copy()
+        cannot, must = _override_matrices(d, idx, idx, self.ov, cannot, must)
+        P = sigmoid(L)
+        groups = _constrained_average_linkage(P, cannot, must, self.cfg.threshold)
+        I, J, meta = [], [], []
+        for g in groups:
+            lab = self.new_label()
+            gi = idx[g]
+            self.labels[gi] = lab
+            if len(g) == 1:
+                mid = d.mentions[int(gi[0])].mention_id
+                self.links[mid] = Link(mid, lab, "singleton", None)
+                self.stats["singleton"] += 1
+                continue
+            sub = P[np.ix_(g, g)].copy()
+            np.fill_diagonal(sub, -1.0)
+            best = sub.argmax(1)
+            np.fill_diagonal(sub, 0.0)
+            mean = sub.sum(1) / (len(g) - 1)
+            for k, li in enumerate(g):
+                I.append(int(idx[li]))
+                J.append(int(idx[g[best[k]]]))
+                forced = bool(must[li, g[best[k]]])
+                meta.append((lab, float(mean[k]), "forced" if forced else "clustered"))
+        ev = _explain(d, bn, w, I, J)
+        for (i, j, (lab, sc, oc), e) in zip(I, J, meta, ev):
+            mid = d.mentions[i].mention_id
+            self.links[mid] = Link(mid, lab, oc, round(sc, 4), d.mentions[j].mention_id, e)
+            self.stats[oc] += 1
+
+    # ---- newest-first assignment of `new` onto labelled `old` (same block)
+    def assign(self, old: np.ndarray, new: np.ndarray, bn: BlockNames, *, count_as: str = "") -> None:
+        d, cfg, w = self.data, self.cfg, self.cfg.weights
+        if len(new) == 0:
+            return
+        pool = np.concatenate([old, new]).astype(np.int64)
+        n_old = len(old)
+        lab = np.full(len(pool), -1, dtype=np.int64)
+        lab[:n_old] = self.labels[old]
+        # dense local cluster ids
+        step = max(1, cfg.chunk_cells // max(1, len(pool)))
+        pending_explain: list[tuple[int, int, int, float, str]] = []
+        for s0 in range(0, len(new), step):
+            rows = new[s0 : s0 + step]
+            L, cannot, must, _ = score_pairs(d, rows, pool, bn, w)
+            cannot, must = cannot.copy(), must.copy()
+            cannot, must = _override_matrices(d, rows, pool, self.ov, cannot, must)
+            P = sigmoid(L)
+            for r in range(len(rows)):
+                pos = n_old + s0 + r
+                assigned = np.flatnonzero(lab >= 0)
+                i = int(rows[r])
+                outcome, best_lab, score, partner = "new", -1, None, None
+                if len(assigned):
+                    labs = lab[assigned]
+                    uniq, inv = np.unique(labs, return_inverse=True)
+                    cnt = np.bincount(inv)
+                    mean = np.bincount(inv, weights=P[r, assigned]) / cnt
+                    bad = np.bincount(inv, weights=cannot[r, assigned].astype(np.float64)) > 0
+                    forced = (np.bincount(inv, weights=must[r, assigned].astype(np.float64)) > 0) & ~bad
+                    mean[bad] = -1.0
+                    if forced.any():
+                        k = int(np.flatnonzero(forced)[np.argmax(mean[forced])])
+                        outcome, best_lab, score = "forced", int(uniq[k]), float(mean[k])
+                    else:
+                        k = int(np.argmax(mean))
+                        score = float(mean[k])
+                        if score >= cfg.threshold:
+                            outcome, best_lab = "linked", int(uniq[k])
+                        elif score >= cfg.unsure_low:
+                            outcome = "not_sure"
+                    if best_lab >= 0:
+                        inside = assigned[labs == best_lab]
+                        partner = int(pool[inside[np.argmax(P[r, inside])]])
+                if best_lab < 0:
+                    best_lab = self.new_label()
+                lab[pos] = best_lab
+                self.labels[i] = best_lab
+                pending_explain.append((i, partner if partner is not None else -1, best_lab, score, outcome))
+        I = [p[0] for p in pending_explain if p[1] >= 0]
+        J = [p[1] for p in pending_explain if p[1] >= 0]
+        ev = iter(_explain(d, bn, w, I, J))
+        for i, j, lb, sc, oc in pending_explain:
+            mid = d.mentions[i].mention_id
+            e = next(ev) if j >= 0 else {}
+            self.links[mid] = Link(
+                mid, lb, oc, None if sc is None else round(sc, 4), d.mentions[j].mention_id if j >= 0 else None, e
+            )
+            self.stats[count_as + oc] += 1
+
+    # ---- one block of match_all
+    def cluster_block(self, idx: np.ndarray) -> None:
+        d, cfg = self.data, self.cfg
+        bn = block_names(d, idx)
+        if len(idx) <= cfg.max_block:
+            self.cluster(idx, bn)
+            return
+        self.stats["big_blocks"] += 1
+        names = [d.variants[g] for g in bn.uniq]
+        initial = np.array([n.first_is_initial or not n.given for n in names])
+        # connected components among full-name variants
+        v = len(names)
+        parent = list(range(v))
+
+        def find(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        full = np.flatnonzero(~initial)
+        sub = bn.compat[np.ix_(full, full)]
+        for a, b in zip(*np.nonzero(np.triu(sub, 1))):
+            ra, rb = find(full[a]), find(full[b])
+            if ra != rb:
+                parent[ra] = rb
+        local = np.searchsorted(bn.uniq, d.variant[idx])
+        init_mask = initial[local]
+        comp = np.array([find(int(x)) for x in local])
+        order_key = np.array([d.mentions[i].sort_date[0] for i in idx])
+        for c in np.unique(comp[~init_mask]):
+            cidx = idx[(comp == c) & ~init_mask]
+            if len(cidx) <= cfg.max_block:
+                self.cluster(cidx, bn)
+            else:
+                ck = order_key[np.searchsorted(idx, cidx)] if np.all(np.diff(idx) > 0) else np.array(
+                    [d.mentions[i].sort_date[0] for i in cidx]
+                )
+                o = cidx[np.argsort(ck, kind="stable")]  # oldest first
+                head, rest = o[: cfg.max_block], o[cfg.max_block :]
+                self.cluster(head, bn)
+                self.assign(head, rest[::-1], bn, count_as="chunk_")
+        inits = idx[init_mask]
+        if len(inits):
+            done = idx[~init_mask]
+            keys = np.array([d.mentions[i].sort_date[0] for i in inits])
+            self.assign(done, inits[np.argsort(-keys, kind="stable")], bn, count_as="initials_")
+
+
+def _apply_cross_block_links(clusters: dict[str, int], mentions_by_id: dict[str, Mention], overrides: Overrides | None, stats) -> None:
+    if not overrides or not overrides.links:
+        return
+    from .mentions import normalize_orcid
+
+    splits = overrides.split_set()
+    for a, b in overrides.links:
+        if a not in clusters or b not in clusters or clusters[a] == clusters[b]:
+            continue
+        la, lb = clusters[a], clusters[b]
+        ma = [m for m, c in clusters.items() if c == la]
+        mb = [m for m, c in clusters.items() if c == lb]
+        oa = {normalize_orcid(mentions_by_id[m].orcid) for m in ma if m in mentions_by_id} - {None}
+        ob = {normalize_orcid(mentions_by_id[m].orcid) for m in mb if m in mentions_by_id} - {None}
+        if oa and ob and oa != ob:
+            stats["force_link_refused"] += 1
+            continue
+        sa, sb = set(ma), set(mb)
+        if any((x in sa and y in sb) or (x in sb and y in sa) for x, y in splits):
+            stats["force_link_refused"] += 1
+            continue
+        keep, drop = min(la, lb), max(la, lb)
+        for m in mb if drop == lb else ma:
+            clusters[m] = keep
+        stats["force_link_cross_block"] += 1
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def match_all(
+    mentions: list[Mention], overrides: Overrides | None = None, config: MatchConfig | None = None
+) -> Assignment:
+    """Cluster every mention from scratch. Cluster labels are arbitrary ints (see identity.py)."""
+    cfg = config or MatchConfig()
+    if not mentions:
+        return Assignment({}, {}, {})
+    data = build_data(mentions)
+    run = _Run(data, overrides, cfg)
+    for idx in _group_blocks(data):
+        run.cluster_block(idx)
+    clusters = {m.mention_id: int(l) for m, l in zip(mentions, run.labels)}
+    _apply_cross_block_links(clusters, {m.mention_id: m for m in mentions}, overrides, run.stats)
+    for mid, c in clusters.items():
+        run.links[mid].cluster = c
+    return Assignment(clusters, run.links, dict(run.stats))
+
+
+def assign_incremental(
+    existing_mentions: list[Mention],
+    existing: Assignment | dict[str, int],
+    new_mentions: list[Mention],
+    overrides: Overrides | None = None,
+    config: MatchConfig | None = None,
+) -> Assignment:
+    """Assign new mentions, newest first, onto an existing clustering.
+
+    ``existing`` maps mention_id -> integer cluster label (researcher ids work) or is a
+    previous ``Assignment``. ``existing_mentions`` needs only the mentions of the blocks the
+    new mentions fall in (the pipeline loads those by block key); clusters elsewhere are
+    carried over untouched. New profiles get labels above the largest existing label.
+    Existing mentions never move (re-cluster a block with ``match_all`` to revisit them).
+    """
+    cfg = config or MatchConfig()
+    prev_links = existing.links if isinstance(existing, Assignment) else {}
+    prev = dict(existing.clusters if isinstance(existing, Assignment) else existing)
+    new_mentions = [m for m in new_mentions if m.mention_id not in prev]
+    new_blocks = {m.block for m in new_mentions}
+    old = [m for m in existing_mentions if m.mention_id in prev and m.block in new_blocks]
+    first = (max(prev.values()) + 1) if prev else 0
+    clusters = dict(prev)
+    links = {
+        mid: prev_links.get(mid) or Link(mid, c, "existing", None) for mid, c in prev.items()
+    }
+    if not new_mentions:
+        return Assignment(clusters, links, {})
+    data = build_data(old + new_mentions)
+    run = _Run(data, overrides, cfg, first_label=first)
+    run.labels[: len(old)] = [prev[m.mention_id] for m in old]
+    n_old = len(old)
+    for idx in _group_blocks(data):
+        o = idx[idx < n_old]
+        nw = idx[idx >= n_old]
+        if len(nw) == 0:
+            continue
+        keys = np.array([data.mentions[i].sort_date for i in nw], dtype=object)
+        order = sorted(range(len(nw)), key=lambda k: keys[k], reverse=True)
+        bn = block_names(data, idx)
+        run.assign(o, nw[order], bn)
+    for m, l in zip(new_mentions, run.labels[n_old:]):
+        clusters[m.mention_id] = int(l)
+    links.update({mid: run.links[mid] for mid in (m.mention_id for m in new_mentions)})
+    _apply_cross_block_links(clusters, {m.mention_id: m for m in old + new_mentions}, overrides, run.stats)
+    for mid, c in clusters.items():
+        if links[mid].cluster != c:
+            links[mid].cluster = c
+    return Assignment(clusters, links, dict(run.stats))

@@ -1,0 +1,273 @@
+"""Evaluation: B3 and pairwise P/R/F1, per-block breakdown, baselines, S2AND loader.
+
+Metrics follow S2AND ``s2and/eval.py``:
+
+* **B3** per mention s: P(s) = |pred(s) & gold(s)| / |pred(s)|, R(s) = |pred(s) & gold(s)| /
+  |gold(s)|, averaged over mentions; F1 = harmonic mean of the averages.
+* **pairwise**: over all unordered pairs of mentions, a pair is positive when both are in one
+  cluster; P/R/F1 of predicted positive pairs against gold positive pairs.
+
+Only mentions present in the gold are scored (S2AND's clusters.json may leave some
+signatures unlabelled; they are still clustered and can still influence the others).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Callable, Hashable
+
+from .cluster import MatchConfig, match_all
+from .mentions import Mention, coauthor_key, normalize_orcid
+from .overrides import Overrides
+
+
+@dataclass
+class PRF:
+    precision: float
+    recall: float
+    f1: float
+
+    def __iter__(self):
+        return iter((self.precision, self.recall, self.f1))
+
+
+def _f1(p: float, r: float) -> float:
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def _restrict(pred: dict, gold: dict) -> dict:
+    return {m: pred[m] if m in pred else ("__missing__", m) for m in gold}
+
+
+def b3(pred: dict[str, Hashable], gold: dict[str, Hashable]) -> PRF:
+    """B-cubed precision/recall/F1 over the mentions in ``gold``."""
+    if not gold:
+        return PRF(1.0, 1.0, 1.0)
+    pred = _restrict(pred, gold)
+    pc: dict = defaultdict(set)
+    gc: dict = defaultdict(set)
+    for m in gold:
+        pc[pred[m]].add(m)
+        gc[gold[m]].add(m)
+    inter: Counter = Counter((pred[m], gold[m]) for m in gold)
+    P = R = 0.0
+    for m in gold:
+        k = inter[(pred[m], gold[m])]
+        P += k / len(pc[pred[m]])
+        R += k / len(gc[gold[m]])
+    P /= len(gold)
+    R /= len(gold)
+    return PRF(P, R, _f1(P, R))
+
+
+def pairwise(pred: dict[str, Hashable], gold: dict[str, Hashable]) -> PRF:
+    """Pairwise precision/recall/F1 over all mention pairs in ``gold``."""
+    pred = _restrict(pred, gold)
+    c2 = lambda n: n * (n - 1) // 2  # noqa: E731
+    tp = sum(c2(n) for n in Counter((pred[m], gold[m]) for m in gold).values())
+    pp = sum(c2(n) for n in Counter(pred[m] for m in gold).values())
+    gp = sum(c2(n) for n in Counter(gold[m] for m in gold).values())
+    P = tp / pp if pp else 1.0
+    R = tp / gp if gp else 1.0
+    return PRF(P, R, _f1(P, R))
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+def baseline_exact_name(mentions: list[Mention]) -> dict[str, str]:
+    """Same person iff exact normalized full name (given names joined + surname key)."""
+    return {m.mention_id: "n:" + m.name.key for m in mentions}
+
+
+def baseline_id(mentions: list[Mention], attr: str) -> dict[str, str]:
+    """Same person iff the upstream id is equal; mentions without an id stay alone."""
+    out = {}
+    for m in mentions:
+        v = getattr(m, attr)
+        out[m.mention_id] = f"id:{v}" if v else f"solo:{m.mention_id}"
+    return out
+
+
+def default_methods(overrides: Overrides | None = None, config: MatchConfig | None = None) -> dict[str, Callable]:
+    return {
+        "matcher": lambda ms: match_all(ms, overrides, config).clusters,
+        "exact normalized name": baseline_exact_name,
+        "S2 author id alone": lambda ms: baseline_id(ms, "s2_author_id"),
+        "OpenAlex author id alone": lambda ms: baseline_id(ms, "openalex_author_id"),
+    }
+
+
+@dataclass
+class EvalResult:
+    name: str
+    n_mentions: int
+    n_gold_clusters: int
+    methods: dict[str, dict]  # method -> {"b3": PRF, "pairwise": PRF, "n_clusters": int}
+    blocks: list[dict]  # per block for the matcher, hardest first
+    stats: dict
+
+
+def evaluate(
+    mentions: list[Mention],
+    gold: dict[str, Hashable],
+    *,
+    name: str = "",
+    methods: dict[str, Callable] | None = None,
+    hardest: int = 10,
+) -> EvalResult:
+    methods = methods or default_methods()
+    res: dict[str, dict] = {}
+    preds: dict[str, dict] = {}
+    for label, fn in methods.items():
+        pred = fn(mentions)
+        preds[label] = pred
+        res[label] = {
+            "b3": b3(pred, gold),
+            "pairwise": pairwise(pred, gold),
+            "n_clusters": len({pred[m] for m in gold if m in pred}),
+        }
+    # per block (matcher): hardest = lowest B3 F1, then largest
+    by_block: dict[str, list[str]] = defaultdict(list)
+    for m in mentions:
+        if m.mention_id in gold:
+            by_block[m.block].append(m.mention_id)
+    first = next(iter(methods))
+    rows = []
+    for blk, mids in by_block.items():
+        g = {m: gold[m] for m in mids}
+        row = {"block": blk, "n": len(mids), "persons": len(set(g.values()))}
+        for label in methods:
+            row[label] = b3(preds[label], g).f1
+        row["b3"] = b3(preds[first], g)
+        row["pairwise"] = pairwise(preds[first], g)
+        rows.append(row)
+    rows.sort(key=lambda r: (r["b3"].f1, -r["n"]))
+    hard = rows[:hardest]
+    largest = sorted(rows, key=lambda r: -r["n"])[:hardest]
+    for r in largest:
+        if r not in hard:
+            hard.append(r)
+    return EvalResult(name, len(gold), len(set(gold.values())), res, hard, {})
+
+
+def format_report(r: EvalResult) -> str:
+    lines = [f"== {r.name}: {r.n_mentions} labelled mentions, {r.n_gold_clusters} gold clusters"]
+    lines.append(f"{'method':<28}{'B3 P':>8}{'B3 R':>8}{'B3 F1':>8}{'pair P':>8}{'pair R':>8}{'pair F1':>8}{'clusters':>10}")
+    for label, m in r.methods.items():
+        b, p = m["b3"], m["pairwise"]
+        lines.append(
+            f"{label:<28}{b.precision:8.4f}{b.recall:8.4f}{b.f1:8.4f}{p.precision:8.4f}{p.recall:8.4f}{p.f1:8.4f}{m['n_clusters']:10d}"
+        )
+    if r.blocks:
+        labels = list(r.methods)
+        lines.append("")
+        lines.append("hardest blocks (matcher: lowest B3 F1, then the largest), B3 F1 per method:")
+        head = f"{'block':<22}{'n':>6}{'persons':>8}{'P':>7}{'R':>7}" + "".join(f"{_short(l):>10}" for l in labels)
+        lines.append(head)
+        for row in r.blocks:
+            b = row["b3"]
+            lines.append(
+                f"{row['block'][:21]:<22}{row['n']:6d}{row['persons']:8d}{b.precision:7.3f}{b.recall:7.3f}"
+                + "".join(f"{row[l]:10.3f}" for l in labels)
+            )
+    return "\n".join(lines)
+
+
+def _short(label: str) -> str:
+    return {"matcher": "matcher", "exact normalized name": "exact", "S2 author id alone": "s2-id", "OpenAlex author id alone": "oa-id"}.get(
+        label, label[:9]
+    )
+
+
+# --------------------------------------------------------------------------- S2AND loader
+
+
+def _load_json(path: str):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def load_s2and(directory: str) -> tuple[list[Mention], dict[str, str]]:
+    """Read an S2AND-format directory (signatures.json, optional papers.json, clusters.json).
+
+    ``sourced_author_ids`` with source ORCID become the mention's ORCID; other sources
+    except "Extracted" (a name string, not an id) become ``s2_author_id`` as
+    ``"<source>:<id>"`` (the stand-in for the S2-id baseline). Gold = clusters.json.
+    """
+    sigs = _load_json(os.path.join(directory, "signatures.json"))
+    if isinstance(sigs, list):
+        sigs = {str(s["signature_id"]): s for s in sigs}
+    ppath = os.path.join(directory, "papers.json")
+    papers = _load_json(ppath) if os.path.exists(ppath) else {}
+    if isinstance(papers, list):
+        papers = {str(p["paper_id"]): p for p in papers}
+    papers = {str(k): v for k, v in papers.items()}
+    cpath = os.path.join(directory, "clusters.json")
+    gold: dict[str, str] = {}
+    if os.path.exists(cpath):
+        for cid, c in _load_json(cpath).items():
+            for s in c.get("signature_ids", []):
+                gold[str(s)] = str(c.get("cluster_id", cid))
+    # co-author keys per paper from papers.json (else from other signatures on the paper)
+    sig_by_paper: dict[str, list[dict]] = defaultdict(list)
+    for s in sigs.values():
+        sig_by_paper[str(s.get("paper_id"))].append(s)
+    mentions = []
+    for sid, s in sigs.items():
+        ai = s.get("author_info") or {}
+        pid = str(s.get("paper_id"))
+        pos = ai.get("position")
+        pos = int(pos) if pos is not None else -1
+        paper = papers.get(pid) or {}
+        co: list[str] = []
+        if paper.get("authors"):
+            for a in paper["authors"]:
+                if a.get("position") != pos and a.get("author_name"):
+                    co.append(coauthor_key(a["author_name"]))
+        else:
+            for o in sig_by_paper[pid]:
+                oi = o.get("author_info") or {}
+                if o is not s and oi.get("position") != pos:
+                    co.append(coauthor_key(first=oi.get("first"), last=oi.get("last")))
+        orcid = s2 = None
+        src = (s.get("sourced_author_source") or "").strip()
+        ids = [str(x) for x in (s.get("sourced_author_ids") or []) if x is not None]
+        if ids and src:
+            if src.upper() == "ORCID":
+                orcid = ids[0]
+            elif src.lower() != "extracted":
+                s2 = f"{src}:{ids[0]}"
+        text = " ".join(x for x in (paper.get("title"), paper.get("abstract")) if x)
+        year = paper.get("year")
+        mentions.append(
+            Mention(
+                mention_id=str(sid),
+                paper_id=pid,
+                position=pos,
+                first=ai.get("first"),
+                middle=ai.get("middle"),
+                last=ai.get("last"),
+                suffix=ai.get("suffix"),
+                affiliations=[a for a in (ai.get("affiliations") or []) if a],
+                s2_author_id=s2,
+                orcid=normalize_orcid(orcid),
+                coauthor_keys=co,
+                categories=list(paper.get("fields_of_study") or []),
+                text=text,
+                year=int(year) if isinstance(year, (int, float)) and year > 0 else None,
+                email=ai.get("email"),
+                venue=paper.get("journal_name") or paper.get("venue"),
+                n_authors=len(paper["authors"]) if paper.get("authors") else None,
+                display_name=s.get("given_name"),
+            )
+        )
+    return mentions, gold
+
+
+def evaluate_s2and_dir(directory: str, **kw) -> EvalResult:
+    mentions, gold = load_s2and(directory)
+    return evaluate(mentions, gold, name=os.path.abspath(directory), **kw)

@@ -1,0 +1,400 @@
+"""Pairwise evidence and the hand-set log-odds score.
+
+Each piece of evidence adds a log-odds contribution; the pair probability is
+``sigmoid(sum)``. The weights are set by hand from what each signal means on real data
+(research/author-matching.md), not fitted to the sandbox generator:
+
+* **prior from name ambiguity** (S2AND's most important features are name counts):
+  ``log(K) - log(ambiguity)`` where ambiguity is the number of mentions in the block whose
+  name is compatible with the pair's names (the larger of the two) and K (=4) is a
+  typical number of mentions per person. A rare name with no other evidence merges; a
+  "Peng Wang" needs several pieces of evidence.
+* **name grade**: equal full given names +1.0, equal middle names on both sides +1.0,
+  initials-only / nickname / middle on one side -0.3. Incompatible names never link.
+* **ORCID**: equal +10 (and must-link when names are compatible); different -> cannot-link.
+* **S2 / OpenAlex author ids**: equal +3.5 / +3.0 (strong, but both upstreams merge
+  common-name people), both present and different -1.5 / -1.2 (upstreams also split one
+  person: OpenAlex's splinter rate is high, so its "different" counts less); when one
+  upstream says "same" and the other "different", a further -1.0 (one of them merged or
+  split). Scaled by the id's alignment confidence when known.
+* **e-mail** (S2AND data): equal +4.0, different -0.5.
+* **co-authors** (shared co-author block keys, self excluded): 1 -> +3.0, 2 -> +5.0,
+  3+ -> +6.0. Shared co-authors are the strongest non-id signal in every AND study.
+* **affiliations**: TF-IDF cosine of affiliation strings, +3.0 x cos; both present and
+  no overlap (cos < 0.05) -0.5 (people move, so the penalty is small).
+* **institution ids**: shared +2.0, both present and disjoint -1.0.
+* **categories / fields**: +2.0 x cos - 1.0 when both present (primary weighs double).
+* **text** (title + abstract TF-IDF, computed over the corpus): 3 x (cos - 0.1), clipped
+  to [-1.0, +1.5] (topic overlap is common between namesakes in one field).
+* **venue**: +1.0 x token cosine.
+* **year gap**: -0.08 per year, at most -1.5.
+
+Missing evidence contributes 0: with only names, affiliations and positions (S2AND input
+without papers.json) the score is prior + name grade + affiliation, which is exactly the
+evidence left.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+
+from .mentions import Mention, normalize_orcid
+from .names import Name, name_evidence, names_compatible, normalize_text
+
+
+@dataclass
+class Weights:
+    prior_k: float = 4.0
+    name_full_exact: float = 1.0
+    name_middle_equal: float = 1.0
+    name_weak: float = -0.3  # initials only, nickname, middle on one side
+    orcid_equal: float = 10.0
+    s2_equal: float = 3.5
+    s2_diff: float = -1.5
+    oa_equal: float = 3.0
+    oa_diff: float = -1.2
+    id_conflict: float = -1.0  # one upstream says same, the other says different
+    email_equal: float = 4.0
+    email_diff: float = -0.5
+    coauthor: tuple[float, float, float] = (3.0, 5.0, 6.0)
+    affiliation: float = 3.0
+    affiliation_none: float = -0.5
+    institution_shared: float = 2.0
+    institution_disjoint: float = -1.0
+    category: float = 2.0
+    text: float = 3.0
+    text_center: float = 0.1
+    text_clip: tuple[float, float] = (-1.0, 1.5)
+    venue: float = 1.0
+    year_per: float = -0.08
+    year_min: float = -1.5
+
+
+AFFIL_STOP = frozenset(
+    """of the and for at in de la le der und di del des du y e a an
+    department dept univ university universitat universite universita universidad
+    institute institut instituto school college faculty division laboratory lab labs
+    center centre research""".split()
+)
+
+_GRADE_CODES = {"incompatible": 0, "initials": 1, "partial": 2, "full_nick": 3, "full_exact": 4}
+
+
+def _codes(values: list[str | None]) -> np.ndarray:
+    table: dict[str, int] = {}
+    out = np.full(len(values), -1, dtype=np.int64)
+    for i, v in enumerate(values):
+        if v:
+            out[i] = table.setdefault(v, len(table))
+    return out
+
+
+def _binary_csr(lists: list[list[str]], dedupe_self: list[str] | None = None) -> sp.csr_matrix:
+    vocab: dict[str, int] = {}
+    indptr = [0]
+    indices: list[int] = []
+    for i, lst in enumerate(lists):
+        seen = set()
+        own = dedupe_self[i] if dedupe_self else None
+        for t in lst:
+            if not t or t == own or t in seen:
+                continue
+            seen.add(t)
+            indices.append(vocab.setdefault(t, len(vocab)))
+        indptr.append(len(indices))
+    data = np.ones(len(indices), dtype=np.float32)
+    return sp.csr_matrix(
+        (data, np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
+        shape=(len(lists), max(1, len(vocab))),
+    )
+
+
+def _tfidf(texts: list[str], *, ngram=(1, 1), stop=None, n_features=2**18) -> sp.csr_matrix:
+    if not any(texts):
+        return sp.csr_matrix((len(texts), 1), dtype=np.float32)
+    hv = HashingVectorizer(
+        n_features=n_features,
+        ngram_range=ngram,
+        alternate_sign=False,
+        norm=None,
+        stop_words=list(stop) if stop else "english",
+        token_pattern=r"(?u)\b[a-z][a-z]+\b",
+        lowercase=True,
+        dtype=np.float32,
+    )
+    X = hv.transform(texts)
+    X = TfidfTransformer(sublinear_tf=True, norm="l2").fit_transform(X)
+    return X.astype(np.float32).tocsr()
+
+
+@dataclass
+class MatchData:
+    """Column-oriented evidence for a list of mentions (built once per run)."""
+
+    mentions: list[Mention]
+    names: list[Name]
+    variant: np.ndarray  # index into variants
+    variants: list[Name]
+    blocks: list[str]
+    orcid: np.ndarray
+    s2: np.ndarray
+    oa: np.ndarray
+    email: np.ndarray
+    id_conf: np.ndarray
+    year: np.ndarray
+    coauthors: sp.csr_matrix
+    affil: sp.csr_matrix
+    inst: sp.csr_matrix
+    cats: sp.csr_matrix
+    venue: sp.csr_matrix
+    text: sp.csr_matrix  # rows = papers
+    paper_row: np.ndarray
+    has_affil: np.ndarray
+    has_inst: np.ndarray
+    has_cats: np.ndarray
+    has_text: np.ndarray
+    has_venue: np.ndarray
+    index: dict[str, int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.mentions)
+
+
+def build_data(mentions: list[Mention]) -> MatchData:
+    names = [m.name for m in mentions]
+    vt: dict[Name, int] = {}
+    variant = np.fromiter((vt.setdefault(n, len(vt)) for n in names), dtype=np.int64, count=len(names))
+    variants = [None] * len(vt)
+    for n, i in vt.items():
+        variants[i] = n
+    blocks = [n.block for n in names]
+    year = np.array([float(m.year) if m.year else np.nan for m in mentions], dtype=np.float64)
+    conf = np.array(
+        [1.0 if m.alignment_confidence is None else float(m.alignment_confidence) for m in mentions]
+    )
+    coauth = _binary_csr([m.coauthor_keys for m in mentions], dedupe_self=blocks)
+    affil_txt = [" ".join(normalize_text(a) for a in m.affiliations if a) for m in mentions]
+    affil = _tfidf(affil_txt, ngram=(1, 2), stop=AFFIL_STOP, n_features=2**20)
+    inst = _binary_csr([m.institution_ids for m in mentions])
+    cat_lists = [m.categories for m in mentions]
+    cats = _binary_csr(cat_lists)
+    if cats.nnz:  # primary category weighs 1, cross-lists 0.5; rows L2-normalized
+        cats = _weight_primary(cats, cat_lists)
+    venue = _tfidf([normalize_text(m.venue) for m in mentions], n_features=2**16)
+    # text per paper (mentions of one paper share it)
+    prow: dict[str, int] = {}
+    texts: list[str] = []
+    paper_row = np.empty(len(mentions), dtype=np.int64)
+    for i, m in enumerate(mentions):
+        r = prow.get(m.paper_id)
+        if r is None:
+            r = prow[m.paper_id] = len(texts)
+            texts.append((m.text or "")[:3000])
+        paper_row[i] = r
+    text = _tfidf(texts)
+    return MatchData(
+        mentions=mentions,
+        names=names,
+        variant=variant,
+        variants=variants,
+        blocks=blocks,
+        orcid=_codes([normalize_orcid(m.orcid) for m in mentions]),
+        s2=_codes([m.s2_author_id for m in mentions]),
+        oa=_codes([m.openalex_author_id for m in mentions]),
+        email=_codes([(m.email or "").strip().lower() or None for m in mentions]),
+        id_conf=conf,
+        year=year,
+        coauthors=coauth,
+        affil=affil,
+        inst=inst,
+        cats=cats,
+        venue=venue,
+        text=text,
+        paper_row=paper_row,
+        has_affil=np.diff(affil.indptr) > 0,
+        has_inst=np.diff(inst.indptr) > 0,
+        has_cats=np.diff(cats.indptr) > 0,
+        has_text=(np.diff(text.indptr) > 0)[paper_row],
+        has_venue=np.diff(venue.indptr) > 0,
+        index={m.mention_id: i for i, m in enumerate(mentions)},
+    )
+
+
+def _weight_primary(cats: sp.csr_matrix, lists: list[list[str]]) -> sp.csr_matrix:
+    cats = cats.tocsr().astype(np.float32)
+    # the first stored entry of each row is the primary (insertion order in _binary_csr)
+    starts = cats.indptr[:-1]
+    nz = np.diff(cats.indptr) > 0
+    cats.data[:] = 0.5
+    cats.data[starts[nz]] = 1.0
+    norms = np.sqrt(np.asarray(cats.multiply(cats).sum(1)).ravel())
+    norms[norms == 0] = 1.0
+    return sp.diags(1.0 / norms).dot(cats).tocsr().astype(np.float32)
+
+
+class _Pairing:
+    """Evaluate features either on a rectangle rows x cols or on explicit pairs (I[k], J[k])."""
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray, pairs: bool):
+        self.r, self.c, self.pairs = rows, cols, pairs
+
+    def take(self, a: np.ndarray):
+        if self.pairs:
+            return a[self.r], a[self.c]
+        return a[self.r][:, None], a[self.c][None, :]
+
+    def sim(self, X: sp.csr_matrix, rmap: np.ndarray | None = None) -> np.ndarray:
+        r = self.r if rmap is None else rmap[self.r]
+        c = self.c if rmap is None else rmap[self.c]
+        if self.pairs:
+            return np.asarray(X[r].multiply(X[c]).sum(1)).ravel().astype(np.float32)
+        return (X[r] @ X[c].T).toarray().astype(np.float32)
+
+
+@dataclass
+class BlockNames:
+    """Name relations among the variants present in one block."""
+
+    uniq: np.ndarray  # sorted global variant ids present in the block
+    compat: np.ndarray  # bool (v x v)
+    grade: np.ndarray  # int8 (v x v)
+    middle_eq: np.ndarray  # bool (v x v): both carry middle names and they agree
+    amb: np.ndarray  # float (v,) ambiguity count per local variant
+
+
+def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
+    gv = data.variant[idx]
+    uniq, counts = np.unique(gv, return_counts=True)
+    v = len(uniq)
+    compat = np.zeros((v, v), dtype=bool)
+    grade = np.zeros((v, v), dtype=np.int8)
+    middle = np.zeros((v, v), dtype=bool)
+    names = [data.variants[g] for g in uniq]
+    for a in range(v):
+        na = names[a]
+        for b in range(a, v):
+            nb = names[b]
+            g = _GRADE_CODES[name_evidence(na, nb)]
+            grade[a, b] = grade[b, a] = g
+            compat[a, b] = compat[b, a] = g > 0
+            if g > 0 and len(na.given) > 1 and len(nb.given) > 1:
+                me = all(
+                    "".join(x) == "".join(y) and len("".join(x)) > 1
+                    for x, y in zip(na.given[1:], nb.given[1:])
+                ) or (na.middle_initials == nb.middle_initials and len(na.given) == len(nb.given))
+                middle[a, b] = middle[b, a] = me
+    amb = compat.astype(np.float64) @ counts.astype(np.float64)
+    return BlockNames(uniq, compat, grade, middle, amb)
+
+
+def score_pairs(
+    data: MatchData,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    bn: BlockNames,
+    w: Weights,
+    *,
+    pairs: bool = False,
+    explain: bool = False,
+):
+    """Log-odds for rows x cols (or aligned pairs). Returns (logit, cannot, must, parts).
+
+    ``parts`` is a dict feature -> contribution array when ``explain`` is set.
+    """
+    P = _Pairing(rows, cols, pairs)
+    parts: dict[str, np.ndarray] = {}
+
+    def add(name, val):
+        nonlocal total
+        total = total + val
+        if explain:
+            parts[name] = val
+
+    lr = np.searchsorted(bn.uniq, data.variant[rows])
+    lc = np.searchsorted(bn.uniq, data.variant[cols])
+    if pairs:
+        grade = bn.grade[lr, lc]
+        middle = bn.middle_eq[lr, lc]
+        amb = np.maximum(bn.amb[lr], bn.amb[lc])
+    else:
+        grade = bn.grade[np.ix_(lr, lc)]
+        middle = bn.middle_eq[np.ix_(lr, lc)]
+        amb = np.maximum(bn.amb[lr][:, None], bn.amb[lc][None, :])
+    total = np.float32(0.0)
+    add("prior", (math.log(w.prior_k) - np.log(np.maximum(amb, 1.0))).astype(np.float32))
+    name = np.where(grade == 4, w.name_full_exact, np.where(grade > 0, w.name_weak, 0.0))
+    name = name + np.where(middle, w.name_middle_equal, 0.0)
+    add("name", name.astype(np.float32))
+    cannot = grade == 0
+
+    a, b = P.take(data.orcid)
+    both = (a >= 0) & (b >= 0)
+    o_eq = both & (a == b)
+    add("orcid", np.where(o_eq, w.orcid_equal, 0.0).astype(np.float32))
+    cannot = cannot | (both & (a != b))
+    must = o_eq & ~cannot
+
+    ca, cb = P.take(data.id_conf)
+    conf = np.minimum(ca, cb)
+    eqs, dfs = [], []
+    for key, arr, eq_w, df_w in (("s2", data.s2, w.s2_equal, w.s2_diff), ("openalex", data.oa, w.oa_equal, w.oa_diff)):
+        a, b = P.take(arr)
+        both = (a >= 0) & (b >= 0)
+        eqs.append(both & (a == b))
+        dfs.append(both & (a != b))
+        add(key, (np.where(both & (a == b), eq_w, np.where(both, df_w, 0.0)) * conf).astype(np.float32))
+    conflict = (eqs[0] & dfs[1]) | (eqs[1] & dfs[0])
+    if np.any(conflict):
+        add("id_conflict", np.where(conflict, w.id_conflict, 0.0).astype(np.float32))
+
+    a, b = P.take(data.email)
+    both = (a >= 0) & (b >= 0)
+    if np.any(both):
+        add("email", np.where(both & (a == b), w.email_equal, np.where(both, w.email_diff, 0.0)).astype(np.float32))
+
+    if data.coauthors.nnz:
+        co = P.sim(data.coauthors)
+        c1, c2, c3 = w.coauthor
+        add("coauthors", np.select([co >= 3, co >= 2, co >= 1], [c3, c2, c1], 0.0).astype(np.float32))
+
+    if data.affil.nnz:
+        cos = P.sim(data.affil)
+        ha, hb = P.take(data.has_affil)
+        v = w.affiliation * cos + np.where(ha & hb & (cos < 0.05), w.affiliation_none, 0.0)
+        add("affiliation", v.astype(np.float32))
+
+    if data.inst.nnz:
+        sh = P.sim(data.inst)
+        ha, hb = P.take(data.has_inst)
+        v = np.where(sh > 0, w.institution_shared, np.where(ha & hb, w.institution_disjoint, 0.0))
+        add("institution", v.astype(np.float32))
+
+    if data.cats.nnz:
+        cos = P.sim(data.cats)
+        ha, hb = P.take(data.has_cats)
+        add("categories", np.where(ha & hb, w.category * cos - w.category / 2, 0.0).astype(np.float32))
+
+    if data.text.nnz:
+        cos = P.sim(data.text, data.paper_row)
+        ha, hb = P.take(data.has_text)
+        v = np.clip(w.text * (cos - w.text_center), *w.text_clip)
+        add("text", np.where(ha & hb, v, 0.0).astype(np.float32))
+
+    if data.venue.nnz:
+        add("venue", (w.venue * P.sim(data.venue)).astype(np.float32))
+
+    a, b = P.take(data.year)
+    gap = np.abs(a - b)
+    add("year", np.nan_to_num(np.maximum(w.year_per * gap, w.year_min), nan=0.0).astype(np.float32))
+
+    total = np.broadcast_to(total, cannot.shape).astype(np.float32) if np.ndim(total) == 0 else total
+    return total, cannot, must, parts
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -30, 30)))

@@ -1,0 +1,270 @@
+"""OpenAlex client: OR-filters of 50 values, cursor paging, free singletons, a daily budget.
+
+Built on the shared HTTP layer (wove_pipeline.core.http), which retries 429/5xx, timeouts,
+dropped connections and bodies that fail to parse, and follows the 301 that merged ids
+answer. Here:
+
+- arXiv works by DataCite DOI, 50 DOIs per call (`filter=doi:10.48550/arxiv.X|...`,
+  `per_page=100` >= the number of values), cursor paging that stops as soon as `meta.count`
+  results are in (so 50 DOIs cost one call, not two);
+- a work whose authorships are truncated (`is_authors_truncated`) is fetched again as a
+  singleton (free) for the full list;
+- authors and institutions by id, 50 per call; ids the filter does not return (merged
+  ids) are fetched as singletons, whose 301 leads to the surviving id;
+- budget: list calls cost money (2026: $0.10 per 1,000), singletons are free. The client
+  keeps its own count (every list request sent, retries included) on top of what earlier
+  runs spent today, reads `X-RateLimit-*`, and raises BudgetExhausted *before* a call that
+  would go over the configured daily budget;
+- the key travels only as the `api_key` query parameter; it is redacted by the HTTP layer
+  and never part of the `request` string kept in the raw layer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamError
+from wove_pipeline.core.openalex_parser import (
+    OpenAlexParseError,
+    parse_author,
+    parse_authors_page,
+    parse_institution,
+    parse_institutions_page,
+    parse_work,
+    parse_works_page,
+)
+
+OR_VALUES_MAX = 50  # docs say 100 in one place and 50 in two others: 50 is safe
+PER_PAGE = 100  # the 2026 maximum, >= OR_VALUES_MAX so one page holds one filter's answer
+LIST_CALL_USD = 0.0001  # $0.10 per 1,000 list/filter calls (2026 pricing; configurable)
+ARXIV_DOI_PREFIX = "10.48550/arxiv."
+
+
+class BudgetExhausted(RuntimeError):
+    """The next list call would go over the daily budget (ours or the upstream's)."""
+
+
+@dataclass
+class OpenAlexBudget:
+    """Daily cost accounting. `spent_before_usd` is what earlier runs spent today (from
+    wove.api_usage); `list_calls` / `spent_usd` are this client's own count."""
+
+    daily_usd: float | None = 1.0  # None: no limit of ours (the upstream's still applies)
+    list_call_usd: float = LIST_CALL_USD
+    spent_before_usd: float = 0.0
+    list_calls: int = 0
+    singleton_calls: int = 0
+    upstream_limit: str | None = None
+    upstream_remaining: str | None = None
+    upstream_credits_used: int = 0
+    exhausted: bool = False
+    reason: str | None = None
+
+    @property
+    def spent_usd(self) -> float:
+        return self.list_calls * self.list_call_usd
+
+    @property
+    def remaining_usd(self) -> float | None:
+        if self.daily_usd is None:
+            return None
+        return max(0.0, self.daily_usd - self.spent_before_usd - self.spent_usd)
+
+    def before_list_call(self) -> None:
+        if self.exhausted:
+            raise BudgetExhausted(self.reason or "daily budget exhausted")
+        if self.daily_usd is not None and (
+            self.spent_before_usd + self.spent_usd + self.list_call_usd > self.daily_usd + 1e-9
+        ):
+            self.exhausted = True
+            self.reason = (f"daily budget ${self.daily_usd:.4f} reached "
+                           f"(spent ${self.spent_before_usd + self.spent_usd:.4f} today)")
+            raise BudgetExhausted(self.reason)
+
+    def observe(self, headers: httpx.Headers) -> None:
+        limit, remaining = headers.get("x-ratelimit-limit"), headers.get("x-ratelimit-remaining")
+        if limit is not None:
+            self.upstream_limit = limit
+        if remaining is not None:
+            self.upstream_remaining = remaining
+            try:
+                if float(remaining) < 1:
+                    self.exhausted = True
+                    self.reason = f"upstream reports X-RateLimit-Remaining={remaining}"
+            except ValueError:
+                pass  # "unlimited"
+        try:
+            self.upstream_credits_used += int(headers.get("x-ratelimit-credits-used") or 0)
+        except ValueError:
+            pass
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "list_calls": self.list_calls,
+            "singleton_calls": self.singleton_calls,
+            "spent_usd": round(self.spent_usd, 6),
+            "spent_today_usd": round(self.spent_before_usd + self.spent_usd, 6),
+            "daily_budget_usd": self.daily_usd,
+            "remaining_usd": None if self.remaining_usd is None else round(self.remaining_usd, 6),
+            "upstream_limit": self.upstream_limit,
+            "upstream_remaining": self.upstream_remaining,
+            "exhausted": self.exhausted,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Fetched:
+    kind: str  # works_filter | work_singleton | authors_filter | author_singleton | institutions_filter | ...
+    ids: list[str]  # what was asked (arXiv ids for works, OpenAlex ids for authors/institutions)
+    request: str  # JSON description without secrets (kept in the raw layer)
+    body: bytes
+    records: list = field(default_factory=list)
+
+
+def arxiv_doi(arxiv_id: str) -> str:
+    return ARXIV_DOI_PREFIX + arxiv_id.lower()
+
+
+def chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield list(items[i: i + size])
+
+
+def describe(path: str, params: dict[str, Any], ids: Sequence[str], **extra: object) -> str:
+    safe = {k: v for k, v in params.items() if k != "api_key"}
+    return json.dumps({"method": "GET", "path": path, "params": safe, "ids": list(ids), **extra},
+                      separators=(",", ":"))
+
+
+def _validator(parse: Callable[[Any], Any]) -> Callable[[httpx.Response], Any]:
+    def validate(response: httpx.Response) -> Any:
+        try:
+            return parse(json.loads(response.content))
+        except (ValueError, OpenAlexParseError) as exc:  # truncated or malformed body
+            raise InvalidBody(str(exc)) from None
+
+    return validate
+
+
+class OpenAlexClient:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        budget: OpenAlexBudget | None = None,
+        min_interval_s: float = 0.01,  # 100 requests/s on every plan
+        timeout_s: float = 60.0,
+        retry: RetrySettings = RetrySettings(),
+        or_values: int = OR_VALUES_MAX,
+    ):
+        if not 1 <= or_values <= OR_VALUES_MAX:
+            raise ValueError(f"or_values must be 1..{OR_VALUES_MAX}")
+        self.api_key = api_key
+        self.budget = budget or OpenAlexBudget()
+        self.or_values = or_values
+        self.http = HttpClient(
+            base_url, min_interval_s=min_interval_s, timeout_s=timeout_s, retry=retry,
+            secrets=(api_key,) if api_key else (),
+        )
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> "OpenAlexClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def calls(self) -> int:
+        return self.http.requests_sent
+
+    def _params(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "api_key": self.api_key} if self.api_key else dict(params)
+
+    def _list_call(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any]:
+        self.budget.before_list_call()
+        sent_before = self.http.requests_sent
+        try:
+            response, parsed = self.http.request("GET", path, params=self._params(params), validate=_validator(parse))
+        finally:
+            # Our own count: every request sent, retries included (conservative).
+            self.budget.list_calls += self.http.requests_sent - sent_before
+        self.budget.observe(response.headers)
+        return response, parsed
+
+    def _singleton(self, path: str, parse) -> tuple[httpx.Response, Any] | None:
+        sent_before = self.http.requests_sent
+        try:
+            response, parsed = self.http.request("GET", path, params=self._params({}), validate=_validator(parse))
+        except UpstreamError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        finally:
+            self.budget.singleton_calls += self.http.requests_sent - sent_before
+        self.budget.observe(response.headers)
+        return response, parsed
+
+    def _filtered(self, kind: str, path: str, field_name: str, values: list[str], ids: list[str], parse_page,
+                  extra: dict) -> Iterator[Fetched]:
+        params: dict[str, Any] = {"filter": f"{field_name}:{'|'.join(values)}", "per_page": PER_PAGE, "cursor": "*"}
+        seen = 0
+        while True:
+            response, (records, next_cursor, count) = self._list_call(path, params, parse_page)
+            yield Fetched(kind, ids, describe(path, params, ids, **extra), response.content, records)
+            seen += len(records)
+            # Stop on the count: with <= 50 values and per_page 100 that is one call, where
+            # "until next_cursor is null" would always cost a second, empty one.
+            if not records or not next_cursor or (count is not None and seen >= count):
+                return
+            params = {**params, "cursor": next_cursor}
+
+    def works_by_arxiv_ids(self, arxiv_ids: Sequence[str], **extra: object) -> Iterator[Fetched]:
+        """Works for arXiv ids through their DataCite DOIs; truncated author lists are
+        completed by a singleton fetch (yielded right after the page that had them)."""
+        for ids in chunks(list(arxiv_ids), self.or_values):
+            truncated = []
+            for page in self._filtered("works_filter", "/works", "doi", [arxiv_doi(i) for i in ids], ids,
+                                       parse_works_page, extra):
+                truncated += [(r.work_id, r.arxiv_id) for r in page.records if r.is_authors_truncated]
+                yield page
+            for work_id, arxiv_id in truncated:
+                path = f"/works/{work_id}"
+                got = self._singleton(path, parse_work)
+                if got is not None:
+                    response, record = got
+                    ids_ = [arxiv_id] if arxiv_id else []
+                    yield Fetched("work_singleton", ids_, describe(path, {}, ids_, work_id=work_id, **extra),
+                                  response.content, [record])
+
+    def _entities(self, entity: str, ids: Sequence[str], parse_page, parse_one, extra: dict) -> Iterator[Fetched]:
+        kind = entity.rstrip("s")
+        for chunk in chunks(list(dict.fromkeys(ids)), self.or_values):
+            returned: set[str] = set()
+            for page in self._filtered(f"{entity}_filter", f"/{entity}", "id", chunk, chunk, parse_page, extra):
+                returned |= {getattr(r, f"{kind}_id") for r in page.records}
+                yield page
+            # Merged ids are not listed under their old id; the singleton answers 301 to the
+            # survivor (followed by the HTTP layer). Singletons are free.
+            for missing in (i for i in chunk if i not in returned):
+                path = f"/{entity}/{missing}"
+                got = self._singleton(path, parse_one)
+                if got is not None:
+                    response, record = got
+                    yield Fetched(f"{kind}_singleton", [missing], describe(path, {}, [missing], **extra),
+                                  response.content, [record])
+
+    def authors_by_ids(self, author_ids: Sequence[str], **extra: object) -> Iterator[Fetched]:
+        return self._entities("authors", author_ids, parse_authors_page, parse_author, extra)
+
+    def institutions_by_ids(self, institution_ids: Sequence[str], **extra: object) -> Iterator[Fetched]:
+        return self._entities("institutions", institution_ids, parse_institutions_page, parse_institution, extra)

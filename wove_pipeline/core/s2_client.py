@@ -1,0 +1,114 @@
+"""Semantic Scholar Graph API v1 client: paper and author batches at the API's limits.
+
+Built on the shared HTTP layer (wove_pipeline.core.http): 429 (S2 sends no Retry-After),
+5xx, timeouts, dropped connections and bodies that do not parse are retried there with
+exponential backoff and jitter. Here:
+
+- paper batches of up to 500 ids (`ARXIV:<id>`, no version) and author batches of up to
+  1000 ids, POSTed with `fields` in the query string (never in the body);
+- every answer is checked to be aligned with the request (same length, nulls in place)
+  before it counts, so a truncated or misaligned body is retried like a 5xx;
+- the key travels only in the `x-api-key` header; it is redacted from every message and
+  never part of the `request` string kept in the raw layer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import httpx
+
+from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings
+from wove_pipeline.core.s2_parser import S2ParseError, parse_author_batch, parse_paper_batch
+
+PAPER_BATCH_MAX = 500
+AUTHOR_BATCH_MAX = 1000
+
+PAPER_FIELDS = (
+    "paperId,corpusId,externalIds,url,title,abstract,venue,year,publicationDate,referenceCount,"
+    "citationCount,influentialCitationCount,fieldsOfStudy,s2FieldsOfStudy,authors"
+)
+AUTHOR_FIELDS = "authorId,externalIds,url,name,affiliations,homepage,paperCount,citationCount,hIndex"
+
+
+@dataclass(frozen=True)
+class FetchedBatch:
+    kind: str  # "paper_batch" | "author_batch"
+    ids: list[str]  # what was asked, in order (arXiv ids for papers, author ids for authors)
+    request: str  # JSON description of the request, without secrets (kept in the raw layer)
+    body: bytes
+    records: list  # parsed, aligned with ids (None = unknown to S2 for now)
+
+
+def batch_request(kind: str, path: str, fields: str, ids: Sequence[str], **extra: object) -> str:
+    """The raw layer's record of what was asked (the key never appears here)."""
+    return json.dumps({"method": "POST", "path": path, "fields": fields, "ids": list(ids), **extra},
+                      separators=(",", ":"))
+
+
+def chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield list(items[i: i + size])
+
+
+class SemanticScholarClient:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        min_interval_s: float = 1.0,  # keys issued since 2024 get 1 request/s on every endpoint
+        timeout_s: float = 60.0,
+        retry: RetrySettings = RetrySettings(),
+        paper_batch_size: int = PAPER_BATCH_MAX,
+        author_batch_size: int = AUTHOR_BATCH_MAX,
+    ):
+        if not 1 <= paper_batch_size <= PAPER_BATCH_MAX or not 1 <= author_batch_size <= AUTHOR_BATCH_MAX:
+            raise ValueError("batch sizes must be within S2's limits (500 papers, 1000 authors)")
+        headers = {"x-api-key": api_key} if api_key else {}
+        self.http = HttpClient(
+            base_url, min_interval_s=min_interval_s, timeout_s=timeout_s, retry=retry,
+            headers=headers, secrets=(api_key,) if api_key else (),
+        )
+        self.paper_batch_size = paper_batch_size
+        self.author_batch_size = author_batch_size
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> "SemanticScholarClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def calls(self) -> int:
+        return self.http.requests_sent
+
+    def _batch(self, kind: str, path: str, fields: str, ids: list[str], wire_ids: list[str], parse,
+               extra: dict) -> FetchedBatch:
+        def validate(response: httpx.Response) -> list:
+            try:
+                payload = json.loads(response.content)
+                return parse(payload, expected_len=len(wire_ids))
+            except (ValueError, S2ParseError) as exc:  # truncated, malformed or misaligned
+                raise InvalidBody(str(exc)) from None
+
+        response, records = self.http.request(
+            "POST", path, params={"fields": fields}, json={"ids": wire_ids}, validate=validate
+        )
+        return FetchedBatch(kind, ids, batch_request(kind, path, fields, ids, **extra), response.content, records)
+
+    def paper_batches(self, arxiv_ids: Sequence[str], **extra: object) -> Iterator[FetchedBatch]:
+        """S2 records for arXiv ids (without version), 500 per call, aligned with the ids."""
+        for ids in chunks(list(arxiv_ids), self.paper_batch_size):
+            yield self._batch("paper_batch", "/paper/batch", PAPER_FIELDS, ids,
+                              [f"ARXIV:{i}" for i in ids], parse_paper_batch, extra)
+
+    def author_batches(self, author_ids: Sequence[str], **extra: object) -> Iterator[FetchedBatch]:
+        """S2 author profiles, 1000 per call, aligned with the ids."""
+        for ids in chunks(list(author_ids), self.author_batch_size):
+            yield self._batch("author_batch", "/author/batch", AUTHOR_FIELDS, ids, ids, parse_author_batch, extra)
