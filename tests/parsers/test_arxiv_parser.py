@@ -235,7 +235,8 @@ def test_merge_arxiv_only(load_bytes):
     assert paper.primary_category == "hep-ph"
     assert paper.published == utc(2017, 7, 4)
     assert paper.updated == utc(2017, 12, 13)
-    assert paper.current_version is None  # updated exists but no arXivRaw: count unknown
+    assert paper.current_version == 2  # updated exists but no arXivRaw: a lower bound
+    assert "current_version 2 is a lower bound" in " ".join(paper.warnings)
     assert paper.versions == ()
     assert paper.authors_display == "Priyotosh Bandyopadhyay, Eung Jin Chun, Rusa Mandal"
     assert paper.oai_datestamp == date(2017, 12, 14)
@@ -331,15 +332,15 @@ def test_merge_arxivraw_only(load_bytes):
     assert p.primary_category == "math.AG"
     assert p.title == "Higher ramification and varieties of secant divisors on the generic curve"
 
-    p = merge_paper(None, parse_arxivraw_metadata(recs["0704.1109"].xml), None)
+    p = merge_paper(None, parse_arxivraw_metadata(recs["0704.1109"].xml), date(2014, 11, 18))
     assert p.authors_display == "Valeria M. Rosa, Patricio S. letelier"
-    assert p.oai_datestamp is None
+    assert p.oai_datestamp == date(2014, 11, 18)
 
-    p = merge_paper(None, parse_arxivraw_metadata(recs["0704.1114"].xml), None)
+    p = merge_paper(None, parse_arxivraw_metadata(recs["0704.1114"].xml), "2014-11-18")
     assert p.authors_display == "T. S. Barman"
     assert p.dois == ("10.1086/518736",)
 
-    p = merge_paper(None, parse_arxivraw_metadata(recs["0704.1586"].xml), None)
+    p = merge_paper(None, parse_arxivraw_metadata(recs["0704.1586"].xml), "2014-11-18")
     assert p.title == "Core excitation in the elastic scattering and breakup of ¹¹Be on protons"
     assert p.title_tex == "Core excitation in the elastic scattering and breakup of $^{11}$Be on protons"
     assert p.slug == "0704.1586-core-excitation-in-the-elastic-scattering-and-breakup-of-11be-on-protons"
@@ -390,12 +391,13 @@ def test_old_style_withdrawn_and_macro():
     assert [(a.keyname, a.forenames, a.affiliations) for a in p.authors] == [
         ("One", "A.", ("MIT",)), ("Two", "B.", ()), ("Three", "C.", ()),
     ]
-    p = merge_paper(
-        None,
-        parse_arxivraw_metadata(_raw_xml(versions=_raw_xml().decode().split("<version")[1].join(["<version", ""]),
-                                         comments="<comments>This paper has been withdrawn by the author</comments>")),
-    )
-    assert p.withdrawn
+    # Withdrawal stated only in the comments (legacy records have no source_type).
+    one_version = '<version version="v1"><date>Fri, 1 Jan 1999 10:00:00 GMT</date><size>10kb</size></version>'
+    xml = _raw_xml(versions=one_version, comments="<comments>This paper has been withdrawn by the author</comments>")
+    p = merge_paper(None, parse_arxivraw_metadata(xml), "1999-01-02")
+    assert p.withdrawn and p.current_version == 1
+    p = merge_paper(None, parse_arxivraw_metadata(_raw_xml(versions=one_version)), "1999-01-02")
+    assert not p.withdrawn
 
 
 @pytest.mark.parametrize(
@@ -413,13 +415,17 @@ def test_old_style_withdrawn_and_macro():
 )
 def test_unusable_records_raise_record_parse_error(over, reason):
     with pytest.raises(RecordParseError) as e:
-        merge_paper(None, parse_arxivraw_metadata(_raw_xml(**over)))
+        merge_paper(None, parse_arxivraw_metadata(_raw_xml(**over)), "2025-01-01")
     assert reason in e.value.reason
 
 
 def test_record_parse_error_cases():
     with pytest.raises(RecordParseError):
-        merge_paper(None, None)
+        merge_paper(None, None, "2025-01-01")
+    with pytest.raises(RecordParseError, match="no OAI datestamp"):
+        merge_paper(None, parse_arxivraw_metadata(_raw_xml()), None)
+    with pytest.raises(RecordParseError, match="bad OAI datestamp"):
+        merge_paper(None, parse_arxivraw_metadata(_raw_xml()), "yesterday")
     with pytest.raises(RecordParseError, match="no <arXiv>"):
         parse_arxiv_metadata(_raw_xml())
     with pytest.raises(RecordParseError, match="bad created"):
@@ -431,7 +437,7 @@ def test_record_parse_error_cases():
             b'<arXiv xmlns="http://arxiv.org/OAI/arXiv/"><id>2501.00001</id><created>2025-01-01</created>'
             b"<authors><author><keyname>X</keyname></author></authors><title>T</title><categories>cs.LG</categories></arXiv>"
         )
-        merge_paper(meta, parse_arxivraw_metadata(_raw_xml()))
+        merge_paper(meta, parse_arxivraw_metadata(_raw_xml()), "2025-01-01")
 
 
 def test_split_dois():

@@ -133,7 +133,7 @@ def test_random_field_values_in_arxiv(keyname, forenames, created):
         "<categories>cs.LG</categories></arXiv>"
     ).encode("utf-8")
     try:
-        merge_paper(parse_arxiv_metadata(xml), None)
+        merge_paper(parse_arxiv_metadata(xml), None, "2025-01-01")
     except RecordParseError:
         pass
 

@@ -699,7 +699,7 @@ class PaperRecord:
 
     arxiv_id: str
     is_old_style: bool
-    current_version: int | None  # None only when arXivRaw is missing and <updated> exists
+    current_version: int  # a lower bound (2) when arXivRaw is missing and <updated> exists
     versions: tuple[Version, ...]
     title_tex: str
     title: str
@@ -720,7 +720,7 @@ class PaperRecord:
     slug: str
     abs_url: str
     pdf_url: str
-    oai_datestamp: date | None
+    oai_datestamp: date
     # Not a column: human-readable notes about repaired input (kept for run metadata).
     warnings: tuple[str, ...] = ()
 
@@ -744,9 +744,9 @@ class PaperRecord:
 _WITHDRAWN = re.compile(r"\bwithdrawn?\b|\bwithdrawal\b", re.IGNORECASE)
 
 
-def _as_datestamp(d: date | datetime | str | None) -> date | None:
+def _as_datestamp(d: date | datetime | str | None) -> date:
     if d is None or d == "":
-        return None
+        raise RecordParseError("record has no OAI datestamp")
     if isinstance(d, datetime):
         return d.date()
     if isinstance(d, date):
@@ -764,18 +764,21 @@ def _midnight_utc(d: date) -> datetime:
 def merge_paper(
     meta: ArxivMeta | None,
     raw: ArxivRawMeta | None,
-    datestamp: date | datetime | str | None = None,
+    datestamp: date | datetime | str | None,
 ) -> PaperRecord:
     """Combine the two metadata formats of one paper into its ``papers`` row.
 
-    Either format may be missing. Raises :class:`RecordParseError` when no valid row can
-    be made (no id, no title, no authors, no categories, no date at all, ids disagree).
+    Either format may be missing. ``datestamp`` is the OAI header datestamp (the
+    ``papers.oai_datestamp`` column is NOT NULL). Raises :class:`RecordParseError` when no
+    valid row can be made (no id, no title, no authors, no categories, no date at all,
+    no/invalid datestamp, ids disagree).
     """
     if meta is None and raw is None:
         raise RecordParseError("no metadata in either arXiv or arXivRaw format")
     if meta is not None and raw is not None and meta.arxiv_id != raw.arxiv_id:
         raise RecordParseError(f"id mismatch: arXiv {meta.arxiv_id!r} vs arXivRaw {raw.arxiv_id!r}")
     arxiv_id = (meta or raw).arxiv_id  # type: ignore[union-attr]
+    oai_datestamp = _as_datestamp(datestamp)
     warnings: list[str] = list(meta.warnings if meta else ()) + list(raw.warnings if raw else ())
 
     def pick(name: str):
@@ -811,7 +814,7 @@ def merge_paper(
             warnings.append(f"first listed version is v{versions[0].n}, not v1")
         published = versions[0].date
         updated = versions[-1].date
-        current_version: int | None = versions[-1].n
+        current_version = versions[-1].n
     else:
         # arXiv format only: day precision. On the 2025 server <created> may be the current
         # version's date (upstream.md §1.1), so this is a fallback, not the truth.
@@ -821,8 +824,12 @@ def merge_paper(
         published = _midnight_utc(created)
         upd = meta.updated if meta is not None else None
         updated = _midnight_utc(upd) if upd else published
-        current_version = 1 if upd is None else None
+        # <updated> is only present when there is more than one version; without arXivRaw
+        # the exact count is unknown, so 2 is a lower bound (warned).
+        current_version = 1 if upd is None else 2
         warnings.append("no arXivRaw versions: published taken from <created> at 00:00Z")
+        if upd is not None:
+            warnings.append("no arXivRaw versions: current_version 2 is a lower bound")
     if updated < published:
         warnings.append("latest version date is before v1; using v1 for updated")
         updated = published
@@ -862,6 +869,6 @@ def merge_paper(
         slug=slugify_paper(arxiv_id, title),
         abs_url=f"https://arxiv.org/abs/{arxiv_id}",
         pdf_url=f"https://arxiv.org/pdf/{arxiv_id}",
-        oai_datestamp=_as_datestamp(datestamp),
+        oai_datestamp=oai_datestamp,
         warnings=tuple(warnings),
     )

@@ -47,6 +47,7 @@ class PaperHit:
     score: float
     lexical_rank: int | None
     vector_rank: int | None
+    title_rank: int | None
     primary_category: str
     published: dt.datetime
 
@@ -132,7 +133,7 @@ def search_papers(
     with conn.transaction():
         conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(int(ef_search)),))
         rows = conn.execute(
-            "SELECT arxiv_id, title, score, lexical_rank, vector_rank, primary_category, published "
+            "SELECT arxiv_id, title, score, lexical_rank, vector_rank, title_rank, primary_category, published "
             "FROM serving.search_papers(%s, %s::vector, %s::text[], %s::date, %s::date, %s, %s)",
             (text, vector, cats, published_from, published_until, limit, model),
         ).fetchall()

@@ -28,6 +28,7 @@ from unidecode import unidecode
 
 __all__ = [
     "tex_to_text",
+    "collapse_ws",
     "slugify_paper",
     "normalize_arxiv_id",
     "try_normalize_arxiv_id",

@@ -1220,7 +1220,7 @@ class _Views:
                 prof.affiliations.append(a.affiliations[0])
             if len(name) > len(prof.name):
                 prof.name = name
-                self.s2_cites[s2id].append(s2_c)
+            self.s2_cites[s2id].append(s2_c)
         if oaid is None:
             return
         prof2 = self.oa_authors.get(oaid)
@@ -1269,8 +1269,9 @@ class _Views:
             prof.last_known_institution_ids = [prof.affiliations[-1][0]] if prof.affiliations else []
         # seed Peng Wang: the Semantic Scholar profile carries the site's numbers
         seed = gen.persons[SEED_PENG_WANG_ID]
-        prof = self.s2_authors[seed.s2_author_ids[0]]
-        prof.paper_count, prof.citation_count, prof.h_index, prof.name = 8, 478, 3, "Peng Wang"
+        prof = self.s2_authors.get(seed.s2_author_ids[0])
+        if prof is not None:  # absent when the window ends before KnapFormer
+            prof.paper_count, prof.citation_count, prof.h_index, prof.name = 8, 478, 3, "Peng Wang"
         for pid, (_n, h) in zip(seed_pws, OTHER_PENG_WANGS):
             p = self.s2_authors.get(gen.persons[pid].s2_author_ids[0])
             if p is not None:

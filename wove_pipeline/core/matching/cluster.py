@@ -44,6 +44,7 @@ class MatchConfig:
     unsure_low: float = 0.3  # incremental: [unsure_low, threshold) -> "not_sure", new profile
     max_block: int = 2000  # blocks above this are sub-blocked
     chunk_cells: int = 8_000_000  # max rows*cols scored at once in assignment
+    workers: int = 1  # processes for match_all (blocks are independent)
 
 
 @dataclass

@@ -194,9 +194,10 @@ def _load_json(path: str):
 def load_s2and(directory: str) -> tuple[list[Mention], dict[str, str]]:
     """Read an S2AND-format directory (signatures.json, optional papers.json, clusters.json).
 
-    ``sourced_author_ids`` with source ORCID become the mention's ORCID; other sources
-    except "Extracted" (a name string, not an id) become ``s2_author_id`` as
-    ``"<source>:<id>"`` (the stand-in for the S2-id baseline). Gold = clusters.json.
+    ``sourced_author_ids`` (S2 author ids that the source - ORCID, DBLP, ... - points to)
+    stand in for ``s2_author_id`` (and the S2-id baseline), except source "Extracted" whose
+    ids are name strings; with source ORCID the id is also the mention's ORCID.
+    Gold = clusters.json.
     """
     sigs = _load_json(os.path.join(directory, "signatures.json"))
     if isinstance(sigs, list):
@@ -236,11 +237,10 @@ def load_s2and(directory: str) -> tuple[list[Mention], dict[str, str]]:
         orcid = s2 = None
         src = (s.get("sourced_author_source") or "").strip()
         ids = [str(x) for x in (s.get("sourced_author_ids") or []) if x is not None]
-        if ids and src:
+        if ids and src.lower() != "extracted":
+            s2 = ids[0]
             if src.upper() == "ORCID":
                 orcid = ids[0]
-            elif src.lower() != "extracted":
-                s2 = f"{src}:{ids[0]}"
         text = " ".join(x for x in (paper.get("title"), paper.get("abstract")) if x)
         year = paper.get("year")
         mentions.append(

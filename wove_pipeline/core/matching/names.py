@@ -335,6 +335,7 @@ def _swapped(a: Name, b: Name) -> bool:
     )
 
 
+@lru_cache(maxsize=1_000_000)
 def name_evidence(a: Name, b: Name) -> str:
     """Grade of a compatible pair, used by the scorer.
 

@@ -12,6 +12,7 @@ Each piece of evidence adds a log-odds contribution; the pair probability is
 * **name grade**: equal full given names +1.0, equal middle names on both sides +1.0,
   initials-only / nickname / middle on one side -0.3. Incompatible names never link.
 * **ORCID**: equal +10 (and must-link when names are compatible); different -> cannot-link.
+* **same paper**: two mentions on one paper at different positions -> cannot-link.
 * **S2 / OpenAlex author ids**: equal +3.5 / +3.0 (strong, but both upstreams merge
   common-name people), both present and different -1.5 / -1.2 (upstreams also split one
   person: OpenAlex's splinter rate is high, so its "different" counts less); when one
@@ -23,7 +24,7 @@ Each piece of evidence adds a log-odds contribution; the pair probability is
 * **affiliations**: TF-IDF cosine of affiliation strings, +3.0 x cos; both present and
   no overlap (cos < 0.05) -0.5 (people move, so the penalty is small).
 * **institution ids**: shared +2.0, both present and disjoint -1.0.
-* **categories / fields**: +2.0 x cos - 1.0 when both present (primary weighs double).
+* **categories / fields**: +1.5 x cos - 0.75 when both present (primary weighs double).
 * **text** (title + abstract TF-IDF, computed over the corpus): 3 x (cos - 0.1), clipped
   to [-1.0, +1.5] (topic overlap is common between namesakes in one field).
 * **venue**: +1.0 x token cosine.
@@ -66,7 +67,7 @@ class Weights:
     affiliation_none: float = -0.5
     institution_shared: float = 2.0
     institution_disjoint: float = -1.0
-    category: float = 2.0
+    category: float = 1.5
     text: float = 3.0
     text_center: float = 0.1
     text_clip: tuple[float, float] = (-1.0, 1.5)
@@ -154,6 +155,7 @@ class MatchData:
     venue: sp.csr_matrix
     text: sp.csr_matrix  # rows = papers
     paper_row: np.ndarray
+    position: np.ndarray
     has_affil: np.ndarray
     has_inst: np.ndarray
     has_cats: np.ndarray
@@ -216,6 +218,7 @@ def build_data(mentions: list[Mention]) -> MatchData:
         venue=venue,
         text=text,
         paper_row=paper_row,
+        position=np.array([m.position if m.position is not None else -1 for m in mentions], dtype=np.int64),
         has_affil=np.diff(affil.indptr) > 0,
         has_inst=np.diff(inst.indptr) > 0,
         has_cats=np.diff(cats.indptr) > 0,
@@ -337,6 +340,10 @@ def score_pairs(
     o_eq = both & (a == b)
     add("orcid", np.where(o_eq, w.orcid_equal, 0.0).astype(np.float32))
     cannot = cannot | (both & (a != b))
+    # two authors of one paper (different positions) are two people
+    pa, pb = P.take(data.paper_row)
+    qa, qb = P.take(data.position)
+    cannot = cannot | ((pa == pb) & (qa != qb))
     must = o_eq & ~cannot
 
     ca, cb = P.take(data.id_conf)

@@ -73,12 +73,14 @@ CREATE FUNCTION serving.search_papers(
     score double precision,
     lexical_rank integer,
     vector_rank integer,
+    title_rank integer,
     primary_category text,
     published timestamptz
 )
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, public
 SET hnsw.iterative_scan = relaxed_order
+SET pg_trgm.similarity_threshold = 0.4
 AS $fn$
 DECLARE
     n_candidates integer := greatest(coalesce(lim, 24) * 4, 100);
@@ -107,6 +109,18 @@ BEGIN
             ORDER BY ts_rank_cd(p.search_tsv, $1, 1) DESC, p.arxiv_id
             LIMIT $6
         ),
+        titled AS (
+            SELECT p.arxiv_id,
+                   row_number() OVER (ORDER BY similarity(wove.immutable_unaccent(p.title), $9) DESC, p.arxiv_id)::integer AS r
+            FROM wove.papers p
+            WHERE $9 IS NOT NULL AND wove.immutable_unaccent(p.title) %% $9
+              AND NOT p.withdrawn
+              AND ($3::text[] IS NULL OR p.categories && $3)
+              AND ($4::timestamptz IS NULL OR p.published >= $4)
+              AND ($5::timestamptz IS NULL OR p.published < $5)
+            ORDER BY similarity(wove.immutable_unaccent(p.title), $9) DESC, p.arxiv_id
+            LIMIT $6
+        ),
         nearest AS MATERIALIZED (
             SELECT e.arxiv_id, (e.embedding::vector(%1$s)) <=> $2::vector(%1$s) AS distance
             FROM wove.paper_embeddings e
@@ -124,19 +138,27 @@ BEGIN
             SELECT n.arxiv_id, row_number() OVER (ORDER BY n.distance, n.arxiv_id)::integer AS r
             FROM nearest n
         ),
+        ids AS (
+            SELECT arxiv_id FROM lexical UNION SELECT arxiv_id FROM titled UNION SELECT arxiv_id FROM semantic
+        ),
         fused AS (
-            SELECT coalesce(l.arxiv_id, s.arxiv_id) AS arxiv_id,
-                   coalesce(1.0 / (60 + l.r), 0) + coalesce(1.0 / (60 + s.r), 0) AS score,
-                   l.r AS lexical_rank, s.r AS vector_rank
-            FROM lexical l FULL OUTER JOIN semantic s ON s.arxiv_id = l.arxiv_id
+            SELECT i.arxiv_id,
+                   coalesce(1.0 / (60 + l.r), 0) + coalesce(1.0 / (60 + s.r), 0)
+                     + coalesce(1.0 / (60 + t.r), 0) AS score,
+                   l.r AS lexical_rank, s.r AS vector_rank, t.r AS title_rank
+            FROM ids i
+            LEFT JOIN lexical l ON l.arxiv_id = i.arxiv_id
+            LEFT JOIN semantic s ON s.arxiv_id = i.arxiv_id
+            LEFT JOIN titled t ON t.arxiv_id = i.arxiv_id
         )
         SELECT f.arxiv_id, p.title, f.score::double precision, f.lexical_rank, f.vector_rank,
-               p.primary_category, p.published
+               f.title_rank, p.primary_category, p.published
         FROM fused f JOIN wove.papers p ON p.arxiv_id = f.arxiv_id
-        ORDER BY f.score DESC, least(f.lexical_rank, f.vector_rank) NULLS LAST, f.arxiv_id
+        ORDER BY f.score DESC, least(f.lexical_rank, f.vector_rank, f.title_rank), f.arxiv_id
         LIMIT $8
-    $q$, coalesce(dims, 1), dims IS NOT NULL)  -- no query vector: lexical ranking alone
-    USING tsq, query_embedding, categories, ts_from, ts_until, n_candidates, embedding_model, lim;
+    $q$, coalesce(dims, 1), CASE WHEN dims IS NULL THEN 'false' ELSE 'true' END)  -- no query vector: lexical ranking alone
+    USING tsq, query_embedding, categories, ts_from, ts_until, n_candidates, embedding_model, lim,
+          CASE WHEN q IS NULL OR btrim(q) = '' THEN NULL ELSE wove.immutable_unaccent(q) END;
 END
 $fn$;
 

@@ -1,0 +1,115 @@
+"""The shared HTTP layer over real loopback HTTP: retries, Retry-After, politeness, redaction."""
+
+import http.server
+import threading
+
+import pytest
+
+from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamError, redact
+
+
+class Script(http.server.BaseHTTPRequestHandler):
+    """Answers from a per-server list of (status, headers, body); the last one repeats."""
+
+    def do_GET(self):
+        plan = self.server.plan
+        status, headers, body = plan[min(self.server.calls, len(plan) - 1)]
+        self.server.calls += 1
+        self.server.seen.append(self.path)
+        if status == "drop":
+            self.connection.close()
+            return
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Script)
+    srv.calls, srv.seen, srv.plan = 0, [], [(200, {}, b"ok")]
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+
+
+def client(server, waits, **kw):
+    return HttpClient(
+        f"http://127.0.0.1:{server.server_address[1]}",
+        retry=RetrySettings(attempts=5, backoff_initial_s=0.5, backoff_max_s=4),
+        sleep=waits.append,
+        **kw,
+    )
+
+
+def test_retry_after_sets_the_wait_and_transient_errors_are_retried(server):
+    server.plan = [(503, {"Retry-After": "7"}, b""), (500, {}, b""), ("drop", {}, b""), (200, {}, b"done")]
+    waits = []
+    response, _ = client(server, waits).request("GET", "/x")
+    assert response.text == "done" and server.calls == 4
+    assert waits[0] == 7.0  # the server's Retry-After, not our backoff
+    assert all(0 <= w <= 4 for w in waits[1:]) and len(waits) == 3
+
+
+def test_429_without_retry_after_backs_off_exponentially_within_the_cap(server):
+    server.plan = [(429, {}, b"slow down")] * 4 + [(200, {}, b"ok")]
+    waits = []
+    client(server, waits).request("GET", "/x")
+    assert len(waits) == 4 and all(0 <= w <= 4 for w in waits)
+
+
+def test_client_errors_are_not_retried_and_give_a_clear_error(server):
+    server.plan = [(404, {}, b"no such paper")]
+    with pytest.raises(UpstreamError, match="HTTP 404") as info:
+        client(server, []).request("GET", "/x")
+    assert info.value.status == 404 and server.calls == 1
+
+
+def test_an_invalid_body_is_retried_like_a_server_error(server):
+    server.plan = [(200, {}, b"<truncat"), (200, {}, b"<ok/>")]
+
+    def validate(response):
+        if not response.content.endswith(b"/>"):
+            raise InvalidBody("truncated")
+        return "parsed"
+
+    _, parsed = client(server, []).request("GET", "/x", validate=validate)
+    assert parsed == "parsed" and server.calls == 2
+
+
+def test_giving_up_names_the_attempts_and_never_the_secret(server):
+    server.plan = [(500, {}, b"")]
+    with pytest.raises(UpstreamError) as info:
+        client(server, [], secrets=("s3cr3t-key",)).request("GET", "/x", params={"api_key": "s3cr3t-key"})
+    assert "5 attempts" in str(info.value) and "s3cr3t-key" not in str(info.value)
+    assert server.calls == 5
+
+
+def test_min_interval_spaces_requests(server):
+    waits = []
+    c = HttpClient(f"http://127.0.0.1:{server.server_address[1]}", min_interval_s=3600, sleep=waits.append)
+    # The interval gate uses time.sleep directly; patch it through the instance to observe it.
+    import wove_pipeline.core.http as http_mod
+
+    slept = []
+    original = http_mod.time.sleep
+    http_mod.time.sleep = slept.append
+    try:
+        c.request("GET", "/a")
+        c.request("GET", "/b")
+    finally:
+        http_mod.time.sleep = original
+    assert len(slept) == 1 and 3590 < slept[0] <= 3600
+
+
+def test_redact_removes_keys_by_name_and_value():
+    text = "GET /works?filter=x&api_key=abc123&per_page=100 x-api-key=zzz token=abc123"
+    out = redact(text, ("abc123",))
+    assert "abc123" not in out and "zzz" not in out and "per_page=100" in out

@@ -1,0 +1,300 @@
+"""Enrichment stage: Semantic Scholar and OpenAlex records per paper day, their authors and
+institutions, the authorship alignment, and the rolling citation refresh.
+
+Thin assets over wove_pipeline.core.enrichment / citation_refresh. Every API-calling asset
+runs in its upstream's pool (`semantic_scholar`, `openalex`; limit 1 each in dagster.yaml),
+so concurrent runs and backfills never exceed an upstream's rate limit. A backfill runs up
+to 31 days per run, and those days' ids are batched together (500 per S2 call, 50 per
+OpenAlex call), not day by day.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from wove_pipeline.assets.harvest import papers, partition_days
+from wove_pipeline.core import citation_refresh as cr
+from wove_pipeline.core import enrichment as en
+from wove_pipeline.partitions import daily_partitions
+from wove_pipeline.resources import DatabaseResource, RawStoreResource
+from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
+
+ENRICH_RETRY = dg.RetryPolicy(max_retries=3, delay=30, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
+BACKFILL = dg.BackfillPolicy.multi_run(max_partitions_per_run=31)
+GROUP = "enrich"
+
+
+class EnrichConfig(dg.Config):
+    lookback_days: int = 30  # re-ask papers of this many earlier days that upstream did not know yet
+    max_recheck_interval_days: int = 4  # pending papers are re-asked after 1, 2, 4, ... days, at most this
+
+    def settings(self) -> en.EnrichmentSettings:
+        return en.EnrichmentSettings(self.lookback_days, self.max_recheck_interval_days)
+
+
+def _fetch_metadata(s: en.FetchSummary, table: str) -> dict:
+    meta = {
+        "dagster/row_count": s.found,
+        "dagster/table_name": table,
+        "asked": s.asked,
+        "asked_own_days": s.asked_own,
+        "asked_lookback": s.asked_lookback,
+        "found": s.found,
+        "hit_rate": round(s.hit_rate, 4),
+        "still_pending": s.still_pending,
+        "api_calls": s.calls,
+        "retries": s.retries,
+        "raw_file": s.raw_file or "",
+    }
+    if s.budget is not None:
+        meta["openalex_budget"] = dg.MetadataValue.json(s.budget)
+        meta["budget_exhausted"] = s.budget_exhausted
+        meta["not_asked_budget"] = s.not_asked
+    for k, v in s.extra.items():
+        meta[k] = v
+    return meta
+
+
+def _warn_budget(context: dg.AssetExecutionContext, s) -> None:
+    if s.budget_exhausted:
+        context.log.warning(
+            f"OpenAlex daily budget reached ({(s.budget or {}).get('reason')}); "
+            "what was not asked stays pending and is asked by a later run."
+        )
+
+
+@dg.asset(
+    partitions_def=daily_partitions,
+    backfill_policy=BACKFILL,
+    retry_policy=ENRICH_RETRY,
+    deps=[papers],
+    pool="semantic_scholar",
+    group_name=GROUP,
+    kinds={"semanticscholar", "parquet", "postgres"},
+    code_version="1",
+    description=(
+        "Semantic Scholar records of the day's papers (wove.s2_papers, keyed by the arXiv id asked "
+        "for), batched 500 ids per call. Papers S2 does not know yet are re-asked by later runs for "
+        "`lookback_days` days (wove.enrichment_attempts). Raw responses are kept as Parquet."
+    ),
+)
+def s2_papers(context: dg.AssetExecutionContext, config: EnrichConfig, s2: SemanticScholarResource,
+              database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
+    with s2.client() as client:
+        s = en.fetch_s2_papers(database.url, client, raw_store.store(), partition_days(context), config.settings())
+    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.s2_papers"))
+
+
+@dg.asset(
+    partitions_def=daily_partitions,
+    backfill_policy=BACKFILL,
+    retry_policy=ENRICH_RETRY,
+    deps=[papers],
+    pool="openalex",
+    group_name=GROUP,
+    kinds={"openalex", "parquet", "postgres"},
+    code_version="1",
+    description=(
+        "OpenAlex works of the day's papers (wove.openalex_works), found through DOI "
+        "10.48550/arxiv.<id>, 50 DOIs per filter call; truncated author lists are completed from "
+        "the (free) singleton. Re-asks papers OpenAlex does not know yet for `lookback_days` days. "
+        "Stops before the daily cost budget is exceeded and reports it."
+    ),
+)
+def openalex_works(context: dg.AssetExecutionContext, config: EnrichConfig, openalex: OpenAlexResource,
+                   database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
+    with openalex.client() as client:
+        s = en.fetch_openalex_works(database.url, client, raw_store.store(), partition_days(context),
+                                    config.settings())
+    _warn_budget(context, s)
+    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.openalex_works"))
+
+
+@dg.asset(
+    partitions_def=daily_partitions,
+    backfill_policy=BACKFILL,
+    retry_policy=ENRICH_RETRY,
+    deps=[s2_papers],
+    pool="semantic_scholar",
+    group_name=GROUP,
+    kinds={"semanticscholar", "parquet", "postgres"},
+    code_version="1",
+    description=(
+        "Semantic Scholar author profiles (wove.s2_authors: h-index, citations, papers, ORCID when "
+        "claimed) of the authors on the day's S2 papers not held yet, 1000 ids per call. Kept fresh "
+        "by the citation refresh."
+    ),
+)
+def s2_authors(context: dg.AssetExecutionContext, config: EnrichConfig, s2: SemanticScholarResource,
+               database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
+    with s2.client() as client:
+        s = en.fetch_s2_authors(database.url, client, raw_store.store(), partition_days(context), config.settings())
+    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.s2_authors"))
+
+
+@dg.asset(
+    partitions_def=daily_partitions,
+    backfill_policy=BACKFILL,
+    retry_policy=ENRICH_RETRY,
+    deps=[openalex_works],
+    pool="openalex",
+    group_name=GROUP,
+    kinds={"openalex", "parquet", "postgres"},
+    code_version="1",
+    description=(
+        "OpenAlex author profiles (wove.openalex_authors) on the day's works not held yet, 50 ids per "
+        "filter call; merged ids are followed through their 301 and kept in "
+        "wove.openalex_author_redirects."
+    ),
+)
+def openalex_authors(context: dg.AssetExecutionContext, config: EnrichConfig, openalex: OpenAlexResource,
+                     database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
+    with openalex.client() as client:
+        s = en.fetch_openalex_authors(database.url, client, raw_store.store(), partition_days(context),
+                                      config.settings())
+    _warn_budget(context, s)
+    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.openalex_authors"))
+
+
+@dg.asset(
+    partitions_def=daily_partitions,
+    backfill_policy=BACKFILL,
+    retry_policy=ENRICH_RETRY,
+    deps=[openalex_works, openalex_authors],
+    pool="openalex",
+    group_name=GROUP,
+    kinds={"openalex", "parquet", "postgres"},
+    code_version="1",
+    description=(
+        "Institutions (wove.institutions; ROR unique, acronyms and alternative names kept as aliases) "
+        "on the day's works and their authors' last known institutions, not held yet."
+    ),
+)
+def institutions(context: dg.AssetExecutionContext, config: EnrichConfig, openalex: OpenAlexResource,
+                 database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
+    with openalex.client() as client:
+        s = en.fetch_institutions(database.url, client, raw_store.store(), partition_days(context),
+                                  config.settings())
+    _warn_budget(context, s)
+    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.institutions"))
+
+
+@dg.asset(
+    partitions_def=daily_partitions,
+    backfill_policy=BACKFILL,
+    deps=[papers, s2_papers, openalex_works],
+    group_name=GROUP,
+    kinds={"postgres"},
+    code_version="1",
+    description=(
+        "Each arXiv author position aligned to its S2 author and its OpenAlex authorship "
+        "(wove.authorships), with the alignment confidence per side, ORCID, institutions and raw "
+        "affiliations. Re-aligns look-back papers whose upstream records arrived or changed. No API call."
+    ),
+)
+def authorships(context: dg.AssetExecutionContext, config: EnrichConfig,
+                database: DatabaseResource) -> dg.MaterializeResult:
+    s = en.align_days(database.url, partition_days(context), config.settings())
+    return dg.MaterializeResult(metadata={
+        "dagster/row_count": s.rows,
+        "dagster/table_name": "wove.authorships",
+        "papers_aligned": s.papers,
+        "positions_with_s2": s.with_s2,
+        "positions_with_openalex": s.with_openalex,
+        "s2_coverage": round(s.with_s2 / s.rows, 4) if s.rows else 0.0,
+        "openalex_coverage": round(s.with_openalex / s.rows, 4) if s.rows else 0.0,
+        "mean_s2_confidence": s.mean_s2_confidence,
+        "mean_openalex_confidence": s.mean_openalex_confidence,
+    })
+
+
+# ----------------------------------------------------------------------------------------
+# rolling citation refresh (unpartitioned; one asset per upstream so each runs in its pool)
+
+
+class S2RefreshConfig(dg.Config):
+    paper_calls_per_day: int = 200  # x 500 papers
+    author_calls_per_day: int = 100  # x 1000 authors
+
+
+class OpenAlexRefreshConfig(dg.Config):
+    work_calls_per_day: int = 2000  # x 50 works
+    author_calls_per_day: int = 2000  # x 50 authors
+
+
+def _refresh_metadata(s: cr.RefreshSummary) -> dict:
+    meta = {
+        "dagster/row_count": s.papers_found + s.authors_found,
+        "papers_checked": s.papers_checked,
+        "papers_found": s.papers_found,
+        "authors_checked": s.authors_checked,
+        "authors_found": s.authors_found,
+        "api_calls": s.calls,
+        "retries": s.retries,
+        "calls_left_today": dg.MetadataValue.json(s.calls_left_today),
+        "oldest_checked_before": s.oldest_checked_before or "",
+        "raw_file": s.raw_file or "",
+    }
+    if s.budget is not None:
+        meta["openalex_budget"] = dg.MetadataValue.json(s.budget)
+        meta["budget_exhausted"] = s.budget_exhausted
+    return meta
+
+
+@dg.asset(
+    deps=[s2_papers, s2_authors],
+    pool="semantic_scholar",
+    retry_policy=ENRICH_RETRY,
+    group_name=GROUP,
+    kinds={"semanticscholar", "parquet", "postgres"},
+    code_version="1",
+    description=(
+        "Rolling refresh of S2 citation counts and author statistics across the whole corpus, least "
+        "recently checked first, within a daily call budget (counted across runs in wove.api_usage). "
+        "Every value keeps its as-of day; history in wove.citation_snapshots."
+    ),
+)
+def s2_citation_refresh(context: dg.AssetExecutionContext, config: S2RefreshConfig, s2: SemanticScholarResource,
+                        database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
+    budget = cr.RefreshBudget(s2_paper_calls=config.paper_calls_per_day, s2_author_calls=config.author_calls_per_day)
+    with s2.client() as client:
+        s = cr.refresh_s2(database.url, client, raw_store.store(), budget)
+    return dg.MaterializeResult(metadata=_refresh_metadata(s))
+
+
+@dg.asset(
+    deps=[openalex_works, openalex_authors],
+    pool="openalex",
+    retry_policy=ENRICH_RETRY,
+    group_name=GROUP,
+    kinds={"openalex", "parquet", "postgres"},
+    code_version="1",
+    description=(
+        "Rolling refresh of OpenAlex citation counts and author statistics, least recently checked "
+        "first, within a daily call budget and OpenAlex's daily cost budget."
+    ),
+)
+def openalex_citation_refresh(context: dg.AssetExecutionContext, config: OpenAlexRefreshConfig,
+                              openalex: OpenAlexResource, database: DatabaseResource,
+                              raw_store: RawStoreResource) -> dg.MaterializeResult:
+    budget = cr.RefreshBudget(openalex_work_calls=config.work_calls_per_day,
+                              openalex_author_calls=config.author_calls_per_day)
+    with openalex.client() as client:
+        s = cr.refresh_openalex(database.url, client, raw_store.store(), budget)
+    if s.budget_exhausted:
+        context.log.warning("OpenAlex daily budget reached; the refresh resumes tomorrow where it stopped.")
+    return dg.MaterializeResult(metadata=_refresh_metadata(s))
+
+
+daily_enrichment_assets = [s2_papers, openalex_works, s2_authors, openalex_authors, institutions, authorships]
+refresh_assets = [s2_citation_refresh, openalex_citation_refresh]
+
+citation_refresh_job = dg.define_asset_job(
+    "citation_refresh",
+    selection=dg.AssetSelection.assets(*refresh_assets),
+    description="Refresh citation counts and author statistics, least recently checked first, within budget.",
+)
+# After the daily harvest/enrichment (06:00 UTC) has had time to finish.
+citation_refresh_schedule = dg.ScheduleDefinition(
+    name="citation_refresh_daily", job=citation_refresh_job, cron_schedule="0 9 * * *", execution_timezone="UTC",
+)

@@ -1,0 +1,83 @@
+"""Resources for the enrichment upstreams: Semantic Scholar and OpenAlex.
+
+Keys: bind `api_key=dg.EnvVar("S2_API_KEY")` / `dg.EnvVar("OPENALEX_API_KEY")` in
+definitions.py, or leave them unset: the client then reads the variable when the run
+starts (never at import), and runs without a key if it is not set. Keys are handed to the
+HTTP layer as secrets (redacted from every message) and never reach raw files or metadata.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+import dagster as dg
+
+from wove_pipeline.core.http import RetrySettings
+from wove_pipeline.core.openalex_client import LIST_CALL_USD, OpenAlexBudget, OpenAlexClient
+from wove_pipeline.core.s2_client import SemanticScholarClient
+from wove_pipeline.settings import upstream_settings
+
+
+def _float_env(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value not in (None, "") else default
+
+
+class _RetryFields(dg.ConfigurableResource):
+    retry_attempts: int = 8
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 60.0
+    timeout_s: float = 60.0
+
+    def retry_settings(self) -> RetrySettings:
+        return RetrySettings(attempts=self.retry_attempts, backoff_initial_s=self.backoff_initial_s,
+                             backoff_max_s=self.backoff_max_s)
+
+
+class SemanticScholarResource(_RetryFields):
+    """Semantic Scholar Graph API v1 (paper batches of 500, author batches of 1000)."""
+
+    base_url: str | None = None  # None: S2_API_URL, else the public API
+    api_key: str | None = None  # None: S2_API_KEY at run time, if set
+    # 1 request/s is what a key gets; S2_MIN_INTERVAL_S overrides (the sandbox sets 0).
+    min_interval_s: float | None = None
+
+    @contextlib.contextmanager
+    def client(self) -> Iterator[SemanticScholarClient]:
+        key = self.api_key if self.api_key is not None else (os.environ.get("S2_API_KEY") or None)
+        interval = self.min_interval_s if self.min_interval_s is not None else _float_env("S2_MIN_INTERVAL_S", 1.0)
+        client = SemanticScholarClient(
+            self.base_url or upstream_settings().s2_api_url, api_key=key, min_interval_s=interval,
+            timeout_s=self.timeout_s, retry=self.retry_settings(),
+        )
+        try:
+            yield client
+        finally:
+            client.close()
+
+
+class OpenAlexResource(_RetryFields):
+    """OpenAlex (OR-filters of 50, per_page 100, cursor paging) within a daily cost budget."""
+
+    base_url: str | None = None  # None: OPENALEX_API_URL, else the public API
+    api_key: str | None = None  # None: OPENALEX_API_KEY at run time, if set
+    daily_budget_usd: float | None = 1.0  # a free key's daily allowance (2026); None: no own limit
+    list_call_usd: float = LIST_CALL_USD  # pricing changes often: configuration, not code
+    min_interval_s: float | None = None  # 100 requests/s on every plan; OPENALEX_MIN_INTERVAL_S overrides
+
+    @contextlib.contextmanager
+    def client(self) -> Iterator[OpenAlexClient]:
+        key = self.api_key if self.api_key is not None else (os.environ.get("OPENALEX_API_KEY") or None)
+        interval = (self.min_interval_s if self.min_interval_s is not None
+                    else _float_env("OPENALEX_MIN_INTERVAL_S", 0.01))
+        client = OpenAlexClient(
+            self.base_url or upstream_settings().openalex_api_url, api_key=key,
+            budget=OpenAlexBudget(daily_usd=self.daily_budget_usd, list_call_usd=self.list_call_usd),
+            min_interval_s=interval, timeout_s=self.timeout_s, retry=self.retry_settings(),
+        )
+        try:
+            yield client
+        finally:
+            client.close()
