@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
         lxml_s = time.perf_counter() - f0
 
         # Floor 2: COPY of the very same rows into an empty table of the same shape.
-        rows = [papers_load._paper_row(p) for p in parsed.papers]
+        rows = [papers_load._paper_row(p.as_row()) for p in parsed.papers]
         with psycopg.connect(urls.serving) as conn, conn.transaction():
             conn.execute("CREATE TEMP TABLE papers_floor (LIKE wove.papers)")
             f1 = time.perf_counter()

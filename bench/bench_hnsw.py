@@ -6,9 +6,9 @@ Data. Embedding 100,000 real texts would take ~1 hour on 2 cores, so the vectors
 synthetic but shaped like sentence embeddings: unit vectors with a low intrinsic
 dimension (a 48-d latent space projected into 384-d), clustered (2,000 topics of uneven
 size, papers spread around them), with a shared mean direction (sentence embeddings are
-anisotropic) and a little full-rank noise. The section reports the resulting cosine
-statistics beside those of real all-MiniLM-L6-v2 paper embeddings so the likeness can be
-judged. Queries are fresh points from the same distribution (not in the table).
+anisotropic) and a little full-rank noise. The section reports the resulting cosine statistics
+(random pairs ~0.19, nearest neighbour ~0.80) so the likeness to real embeddings can be
+judged (bench_embedding reports the same statistics for real all-MiniLM-L6-v2 vectors). Queries are fresh points from the same distribution (not in the table).
 
 Method. One embedded PostgreSQL; a table shaped like wove.paper_embeddings (untyped
 `vector` + `dimensions`), the index built exactly as the migration builds it (expression
@@ -55,7 +55,9 @@ def synthetic_vectors(n: int, n_queries: int, seed: int = 7) -> tuple[np.ndarray
         t = rng.choice(topics, size=m, p=weights)
         spread = rng.uniform(0.5, 1.1, size=(m, 1)).astype(np.float32)
         z = centers[t] + spread * rng.standard_normal((m, latent)).astype(np.float32)
-        x = z @ projection + 0.55 * mean_dir + 0.12 * rng.standard_normal((m, DIM)).astype(np.float32)
+        u = z @ projection
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        x = u + 0.5 * mean_dir + 0.25 * rng.standard_normal((m, DIM)).astype(np.float32) / np.sqrt(DIM)
         return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
 
     return draw(n), draw(n_queries)
@@ -186,8 +188,10 @@ def main(argv: list[str] | None = None) -> int:
         if server is not None:
             server.stop()
 
-    chosen = next(r for r in table if (r[0], r[1], r[4]) == (16, 64, 100)) if any(
-        (r[0], r[1], r[4]) == (16, 64, 100) for r in table) else max(table, key=lambda r: r[5])
+    # The choice: among settings meeting both aims (recall@24 >= 0.95, p95 <= 0.1x exact), the
+    # highest recall (then the lower p95); if none meets both, the best recall.
+    meeting = [r for r in table if r[5] >= 0.95 and r[7] <= 0.1 * ex95]
+    chosen = max(meeting, key=lambda r: (round(r[5], 3), -r[7])) if meeting else max(table, key=lambda r: r[5])
     lines = [
         f"pgvector {version}; {args.n:,} synthetic clustered 384-d unit vectors (see the script's docstring), "
         f"{args.queries} held-out queries; k = {K}; cosine distance; index and query exactly as in "
@@ -207,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     m, efc, _, _, ef, recall, p50, p95 = chosen
     lines += [
         "",
-        f"**Chosen: m = {m}, ef_construction = {efc}, ef_search = {ef}**: recall@24 {recall:.4f} "
+        f"**Best here: m = {m}, ef_construction = {efc}, ef_search = {ef}**: recall@24 {recall:.4f} "
         f"(aim >= 0.95), p95 {p95:.2f} ms = {p95 / ex95:.3f}x the exact scan's p95 (aim <= 0.1x).",
     ]
     body = "\n".join(lines)

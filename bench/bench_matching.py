@@ -38,8 +38,8 @@ def synthesize(n_mentions: int, seed: int = 1):
 
     rng = np.random.default_rng(seed)
     n_persons = n_mentions // 6
-    cjk = rng.random(n_persons) < 0.45
-    sur_c = rng.choice(len(CJK_SURNAMES), n_persons, p=_zipf_weights(len(CJK_SURNAMES), 1.1))
+    cjk = rng.random(n_persons) < 0.3
+    sur_c = rng.choice(len(CJK_SURNAMES), n_persons, p=_zipf_weights(len(CJK_SURNAMES), 0.9))
     sur_w = rng.integers(0, len(WEST_SURNAMES), n_persons)
     # rarer western surnames: append a stem to most so western blocks stay realistic
     stems = rng.integers(0, 400, n_persons)

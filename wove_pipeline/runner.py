@@ -10,6 +10,9 @@ import datetime as dt
 
 import dagster as dg
 
+# Dagster's console logger prints every engine event at DEBUG; INFO keeps asset logs readable.
+RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+
 
 def run_days(job_name: str, first: dt.date, last: dt.date, instance: dg.DagsterInstance | None = None):
     from wove_pipeline.definitions import defs
@@ -19,7 +22,9 @@ def run_days(job_name: str, first: dt.date, last: dt.date, instance: dg.DagsterI
         "dagster/asset_partition_range_start": first.isoformat(),
         "dagster/asset_partition_range_end": last.isoformat(),
     }
-    result = job.execute_in_process(instance=instance or dg.DagsterInstance.get(), tags=tags, raise_on_error=True)
+    result = job.execute_in_process(
+        instance=instance or dg.DagsterInstance.get(), tags=tags, run_config=RUN_CONFIG, raise_on_error=True
+    )
     return result
 
 
@@ -27,7 +32,7 @@ def run_job(job_name: str, instance: dg.DagsterInstance | None = None):
     from wove_pipeline.definitions import defs
 
     return defs.resolve_job_def(job_name).execute_in_process(
-        instance=instance or dg.DagsterInstance.get(), raise_on_error=True
+        instance=instance or dg.DagsterInstance.get(), run_config=RUN_CONFIG, raise_on_error=True
     )
 
 

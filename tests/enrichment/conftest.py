@@ -86,11 +86,19 @@ def _url_for(admin_url: str, database: str) -> str:
 
 
 @pytest.fixture
-def second_database_url(pg_server):
-    """A second fresh, migrated database (for comparing two runs side by side)."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
+def clone_database(pg_server):
+    """clone(url) -> a new database copied from `url` (CREATE DATABASE ... TEMPLATE: fast)."""
+    made = []
+
+    def clone(source_url: str) -> str:
+        source = source_url.split("?")[0].rsplit("/", 1)[-1]
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(source)))
+        made.append(name)
+        return _url_for(pg_server.admin_url, name)
+
+    yield clone
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE_DB)))
-    yield _url_for(pg_server.admin_url, name)
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        for name in made:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))

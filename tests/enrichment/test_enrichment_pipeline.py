@@ -38,18 +38,18 @@ def late_sandbox(sandbox, small_world):
     return sandbox
 
 
-def test_faulted_run_gives_identical_tables(database_url, second_database_url, late_sandbox, small_world, tmp_path):
+def test_faulted_run_gives_identical_tables(database_url, clone_database, late_sandbox, small_world, tmp_path):
     days = world_days(small_world)
     # Same harvested papers in both databases (arXiv fault-free: not what this test is about).
     load_days(database_url, late_sandbox, RawStore(tmp_path / "a"), days)
-    load_days(second_database_url, late_sandbox, RawStore(tmp_path / "b"), days)
+    second_database_url = clone_database(database_url)
 
     clean = enrich(database_url, late_sandbox, RawStore(tmp_path / "a"), days)
     plan = FaultPlan(rate_429=0.02, rate_500=0.02, rate_timeout=0.02, rate_drop=0.02, rate_truncate=0.02,
-                     timeout_seconds=0.6, seed=11)
+                     timeout_seconds=0.3, seed=11)
     late_sandbox.set_faults("s2", plan)
     late_sandbox.set_faults("openalex", FaultPlan(**{**plan.__dict__, "seed": 12}))
-    faulted = enrich(second_database_url, late_sandbox, RawStore(tmp_path / "b"), days, timeout_s=0.3)
+    faulted = enrich(second_database_url, late_sandbox, RawStore(tmp_path / "b"), days, timeout_s=0.15)
     late_sandbox.set_faults("s2", None)
     late_sandbox.set_faults("openalex", None)
 
@@ -83,7 +83,8 @@ def test_paper_unknown_at_harvest_is_enriched_by_a_later_run(database_url, sandb
     day = small_world.start_day
     lagging = [p for p in small_world.papers if p.datestamp == day and p.s2 and p.openalex
                and p.s2.available_from > day + dt.timedelta(days=1)
-               and p.openalex.available_from > day + dt.timedelta(days=1)]
+               and p.openalex.available_from > day + dt.timedelta(days=1)
+               and max(p.s2.available_from, p.openalex.available_from) <= day + dt.timedelta(days=25)]
     assert lagging
     sandbox.today = day + dt.timedelta(days=1)  # the morning after: harvest and enrich day D
     load_days(database_url, sandbox, store, [day])

@@ -8,7 +8,6 @@ to 31 days per run, and those days' ids are batched together (500 per S2 call, 5
 OpenAlex call), not day by day.
 """
 
-from __future__ import annotations
 
 import dagster as dg
 

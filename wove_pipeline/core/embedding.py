@@ -95,7 +95,8 @@ class Embedder:
         from sentence_transformers import SentenceTransformer
 
         model = SentenceTransformer(self.config.resolved_path(), device=self.config.device)
-        actual = model.get_sentence_embedding_dimension()
+        get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        actual = get_dim()
         if actual != self.config.dimensions:
             raise EmbeddingConfigError(
                 f"model {self.config.name!r} produces {actual}-d vectors, configuration says {self.config.dimensions}"

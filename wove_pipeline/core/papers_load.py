@@ -111,8 +111,7 @@ def content_hash(title: str, abstract: str | None) -> str:
     return hashlib.sha256(f"{title}\n{abstract or ''}".encode()).hexdigest()
 
 
-def _paper_row(p) -> tuple:
-    row = p.as_row()
+def _paper_row(row: dict) -> tuple:
     values = []
     for column in PAPER_COLUMNS:
         if column == "content_hash":
@@ -128,9 +127,10 @@ def load_day(conn: psycopg.Connection, day: dt.date, parsed: ParsedDay) -> LoadS
     """Write one day's papers, authors and quarantine rows. Call inside a transaction."""
     partition = day.isoformat()
     db.advisory_lock(conn, f"papers:{partition}")
-    ids = [p.arxiv_id for p in parsed.papers]
+    rows = [p.as_row() for p in parsed.papers]
+    ids = [r["arxiv_id"] for r in rows]
     db.upsert_rows(
-        conn, "wove.papers", PAPER_COLUMNS, (_paper_row(p) for p in parsed.papers), key=("arxiv_id",),
+        conn, "wove.papers", PAPER_COLUMNS, (_paper_row(r) for r in rows), key=("arxiv_id",),
         # Re-loading an old day must never roll a paper back to older metadata.
         only_if="EXCLUDED.oai_datestamp >= papers.oai_datestamp",
     )
@@ -143,10 +143,10 @@ def load_day(conn: psycopg.Connection, day: dt.date, parsed: ParsedDay) -> LoadS
     }
     conn.execute("DELETE FROM wove.paper_authors WHERE arxiv_id = ANY(%s)", (list(current),))
     author_rows = (
-        (p.arxiv_id, i, a["keyname"], a.get("forenames"), a.get("suffix"), a.get("affiliations") or [],
+        (r["arxiv_id"], i, a["keyname"], a.get("forenames"), a.get("suffix"), a.get("affiliations") or [],
          bool(a.get("is_collaboration")))
-        for p in parsed.papers if p.arxiv_id in current
-        for i, a in enumerate(p.as_row()["authors"])
+        for r in rows if r["arxiv_id"] in current
+        for i, a in enumerate(r["authors"])
     )
     authors_written = db.copy_rows(conn, "wove.paper_authors", AUTHOR_COLUMNS, author_rows)
     conn.execute("DELETE FROM wove.quarantine WHERE source = %s AND partition_key = %s", (SOURCE, partition))
@@ -154,7 +154,7 @@ def load_day(conn: psycopg.Connection, day: dt.date, parsed: ParsedDay) -> LoadS
         conn, "wove.quarantine", ("source", "partition_key", "record_key", "reason", "payload"),
         ((SOURCE, partition, q.record_key, q.reason, q.payload) for q in parsed.quarantined),
     )
-    new_papers = sum(1 for p in parsed.papers if (day - p.as_row()["published"].date()).days <= 1)
+    new_papers = sum(1 for r in rows if (day - r["published"].date()).days <= 1)
     return LoadSummary(
         day=day,
         papers_written=len(current),

@@ -109,8 +109,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
                 )
                 _print_table(
                     [(i + 1, h.arxiv_id, f"{h.score:.4f}", h.lexical_rank or "-", h.vector_rank or "-",
-                      h.primary_category, h.published.date(), h.title) for i, h in enumerate(hits)],
-                    ("#", "arxiv_id", "score", "text#", "vector#", "category", "published", "title"),
+                      h.title_rank or "-", h.primary_category, h.published.date(), h.title)
+                     for i, h in enumerate(hits)],
+                    ("#", "arxiv_id", "score", "text#", "vector#", "title#", "category", "published", "title"),
                 )
     except search.SearchInputError as exc:
         print(f"wove search: {exc}", file=sys.stderr)

@@ -131,13 +131,69 @@ def collapse_ws(s: str) -> str:
     return _WS_RE.sub(" ", s).strip()
 
 
+_walker_db = None  # pylatexenc's parsing context, built once (it is rebuilt per call otherwise)
+
+# Characters and sequences that make a string TeX rather than plain text.
+_TEX_CHARS = re.compile(r"[\\$%{}~^_]|--|``|''")
+# Spans that need pylatexenc: math, macros with their arguments (two brace levels), accents,
+# escaped characters and bare brace groups. Everything between them is plain text.
+_TEX_SPAN = re.compile(
+    r"""
+      (?<!\\)\$\$.*?(?<!\\)\$\$
+    | (?<!\\)\$[^$]*(?<!\\)\$
+    | \\[A-Za-z]+\*?(?:\s*\[[^\]]*\])?(?:\s*\{(?:[^{}]|\{[^{}]*\})*\})*
+    | \\[^A-Za-z\s](?:\{[^{}]*\}|[A-Za-z])?
+    | \{(?:[^{}]|\{[^{}]*\})*\}
+    """,
+    re.S | re.X,
+)
+_PLAIN_SPECIALS = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("~", "\u00a0"))
+_SEP = "\ue000"  # a private-use character: survives conversion, never in real text
+
+
+def _convert(tex: str) -> str:
+    global _walker_db
+    from pylatexenc.latexwalker import LatexWalker, get_default_latex_context_db
+
+    if _walker_db is None:
+        _walker_db = get_default_latex_context_db()
+    nodes, _, _ = LatexWalker(tex, latex_context=_walker_db, tolerant_parsing=True).get_latex_nodes()
+    return _get_converter().nodelist_to_text(nodes)
+
+
+def _plain(segment: str) -> str:
+    for seq, repl in _PLAIN_SPECIALS:
+        segment = segment.replace(seq, repl)
+    return segment
+
+
+def _convert_spans(s: str) -> str:
+    """Convert only the TeX spans, all in one pylatexenc call (its cost is per character
+    and per call; most of an abstract is plain prose). Falls back to converting the whole
+    string whenever the split is not clean."""
+    spans = list(_TEX_SPAN.finditer(s))
+    plains = [s[a.end() if a else 0 : b.start() if b else len(s)] for a, b in zip([None] + spans, spans + [None])]
+    if any(re.search(r"[\\${}]", p) for p in plains) or _SEP in s:
+        return _convert(s)
+    converted = _convert(_SEP.join(m.group(0) for m in spans)).split(_SEP) if spans else []
+    if len(converted) != len(spans):
+        return _convert(s)
+    out = [_plain(plains[0])]
+    for text, plain in zip(converted, plains[1:]):
+        out.append(text)
+        out.append(_plain(plain))
+    return "".join(out)
+
+
 def tex_to_text(s: str | None) -> str:
     """Clean, single-line display text from a TeX string. Never raises; ``None`` → ``""``."""
     if not s:
         return ""
+    s = str(s)
+    if not _TEX_CHARS.search(s):
+        return collapse_ws(s)  # plain prose: nothing to convert
     try:
-        s = str(s)
-        text = _get_converter().latex_to_text(_preprocess(s))
+        text = _convert_spans(_preprocess(s))
     except Exception:  # noqa: BLE001 - pylatexenc can fail in many ways on odd input
         try:
             text = _fallback(s)

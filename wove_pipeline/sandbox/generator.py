@@ -1272,6 +1272,9 @@ class _Views:
         prof = self.s2_authors.get(seed.s2_author_ids[0])
         if prof is not None:  # absent when the window ends before KnapFormer
             prof.paper_count, prof.citation_count, prof.h_index, prof.name = 8, 478, 3, "Peng Wang"
+        oa = self.oa_authors.get(seed.openalex_author_ids[0])
+        if oa is not None:  # OpenAlex disagrees a little, as the real sources do
+            oa.works_count, oa.cited_by_count, oa.h_index, oa.i10_index = 9, 451, 3, 2
         for pid, (_n, h) in zip(seed_pws, OTHER_PENG_WANGS):
             p = self.s2_authors.get(gen.persons[pid].s2_author_ids[0])
             if p is not None:
@@ -1377,9 +1380,7 @@ def mention_identities(world: World) -> list[tuple[str, int, int, str | None, st
     when the view is missing, the id is null, or S2 dropped the author)."""
     out = []
     for paper in world.papers:
-        s2_by_name = {}
-        if paper.s2:
-            s2_ids = set(x for x, _ in paper.s2.authors if x)
+        s2_ids = {x for x, _ in paper.s2.authors if x} if paper.s2 else set()  # membership only
         for a in paper.authors:
             person = world.persons[a.person_id]
             s2id = None
@@ -1389,7 +1390,6 @@ def mention_identities(world: World) -> list[tuple[str, int, int, str | None, st
             if paper.openalex and a.position < len(paper.openalex.authorships):
                 oaid = paper.openalex.authorships[a.position].author_id
             out.append((paper.arxiv_id, a.position, a.person_id, s2id, oaid))
-        del s2_by_name
     return out
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -134,7 +135,9 @@ class SandboxServer:
         handler = type("_BoundHandler", (_Handler,), {"sandbox": self})
         self._httpd = ThreadingHTTPServer((self.host, self._port), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="sandbox-http", daemon=True)
+        # a short poll interval keeps stop() fast in tests
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="sandbox-http", daemon=True)
         self._thread.start()
         return self
 
@@ -198,6 +201,12 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: arXiv etiquette is one connection
     server_version = "wove-sandbox"
     sys_version = ""
+
+    def setup(self) -> None:
+        super().setup()
+        # headers and body go out in separate writes; without TCP_NODELAY every keep-alive
+        # request waits ~40 ms on Nagle + delayed ACK
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - quiet test output
         pass

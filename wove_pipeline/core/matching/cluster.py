@@ -34,7 +34,16 @@ from scipy.spatial.distance import squareform
 
 from .mentions import Mention
 from .overrides import Overrides
-from .scoring import BlockNames, MatchData, Weights, block_names, build_data, score_pairs, sigmoid
+from .scoring import (
+    BlockNames,
+    MatchData,
+    Weights,
+    block_names,
+    build_data,
+    combine_block_names,
+    score_pairs,
+    sigmoid,
+)
 
 
 @dataclass
@@ -43,6 +52,7 @@ class MatchConfig:
     threshold: float = 0.5  # link when mean pair probability >= threshold
     unsure_low: float = 0.3  # incremental: [unsure_low, threshold) -> "not_sure", new profile
     max_block: int = 2000  # blocks above this are sub-blocked
+    batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 8_000_000  # max rows*cols scored at once in assignment
     workers: int = 1  # processes for match_all (blocks are independent)
 
@@ -133,9 +143,11 @@ def _explain(data, bn, w, I, J) -> list[dict[str, float]]:
     if len(I) == 0:
         return []
     _, _, _, parts = score_pairs(data, np.asarray(I), np.asarray(J), bn, w, pairs=True, explain=True)
+    names = list(parts)
+    rows = np.round(np.stack([np.broadcast_to(parts[f], (len(I),)) for f in names], axis=1).astype(np.float64), 3)
     out = []
-    for k in range(len(I)):
-        out.append({f: round(float(v[k]), 3) for f, v in parts.items() if abs(float(v[k])) > 1e-6})
+    for row in rows.tolist():
+        out.append({f: v for f, v in zip(names, row) if v != 0.0})
     return out
 
 
@@ -154,7 +166,9 @@ class _Run:
         return self.next_label - 1
 
     # ---- batch clustering of one (sub-)block
-    def cluster(self, idx: np.ndarray, bn: BlockNames) -> None:
+    def cluster(self, idx: np.ndarray, bn: BlockNames, batch: np.ndarray | None = None) -> None:
+        """Cluster ``idx``; ``batch`` (block number per mention) packs several small blocks
+        into one call: pairs across blocks are cannot-links."""
         d, w = self.data, self.cfg.weights
         if len(idx) == 1:
             i = int(idx[0])
@@ -164,6 +178,8 @@ class _Run:
             return
         L, cannot, must, _ = score_pairs(d, idx, idx, bn, w)
         cannot, must = cannot.copy(), must.copy()
+        if batch is not None:
+            cannot |= batch[:, None] != batch[None, :]
         cannot, must = _override_matrices(d, idx, idx, self.ov, cannot, must)
         P = sigmoid(L)
         groups = _constrained_average_linkage(P, cannot, must, self.cfg.threshold)
@@ -329,6 +345,104 @@ def _apply_cross_block_links(clusters: dict[str, int], mentions_by_id: dict[str,
         stats["force_link_cross_block"] += 1
 
 
+def _plan(blocks: list[np.ndarray], cfg: MatchConfig) -> list[list[np.ndarray]]:
+    """Tasks: single big blocks, or packs of small blocks of about ``batch_size`` mentions."""
+    tasks: list[list[np.ndarray]] = []
+    pack: list[np.ndarray] = []
+    size = 0
+    for idx in sorted(blocks, key=len):
+        if len(idx) > cfg.batch_size // 2:
+            tasks.append([idx])
+            continue
+        if size + len(idx) > cfg.batch_size and pack:
+            tasks.append(pack)
+            pack, size = [], 0
+        pack.append(idx)
+        size += len(idx)
+    if pack:
+        tasks.append(pack)
+    return tasks
+
+
+def _run_task(run: "_Run", task: list[np.ndarray]) -> None:
+    d = run.data
+    if len(task) == 1:
+        run.cluster_block(task[0])
+        return
+    singles = [t for t in task if len(t) == 1]
+    for t in singles:
+        run.cluster(t, None)  # type: ignore[arg-type]
+    multi = [t for t in task if len(t) > 1]
+    if not multi:
+        return
+    idx = np.concatenate(multi)
+    batch = np.concatenate([np.full(len(t), k) for k, t in enumerate(multi)])
+    bn = combine_block_names([block_names(d, t) for t in multi])
+    run.cluster(idx, bn, batch)
+
+
+def _run_blocks(run: "_Run", blocks: list[np.ndarray]) -> None:
+    tasks = _plan(blocks, run.cfg)
+    workers = max(1, int(run.cfg.workers))
+    if workers == 1 or len(tasks) < 2:
+        for t in tasks:
+            _run_task(run, t)
+        return
+    _run_parallel(run, tasks, workers)
+
+
+_FORK_RUN: "_Run | None" = None
+_FORK_TASKS: list = []
+
+
+def _worker(task_ids: list[int]):
+    run = _FORK_RUN
+    assert run is not None
+    run.labels[:] = -1
+    run.links = {}
+    run.stats.clear()
+    run.next_label = 0
+    touched = []
+    for t in task_ids:
+        _run_task(run, _FORK_TASKS[t])
+        touched.append(np.concatenate(_FORK_TASKS[t]))
+    idx = np.concatenate(touched) if touched else np.zeros(0, dtype=np.int64)
+    links = [(mid, l.outcome, l.score, l.partner, l.evidence) for mid, l in run.links.items()]
+    return idx, run.labels[idx], links, dict(run.stats), run.next_label
+
+
+def _run_parallel(run: "_Run", tasks: list[list[np.ndarray]], workers: int) -> None:
+    import multiprocessing as mp
+
+    global _FORK_RUN, _FORK_TASKS
+    # balance by estimated cost (sum of squared block sizes), biggest first
+    cost = [sum(min(len(b), run.cfg.max_block) * len(b) for b in t) for t in tasks]
+    order = sorted(range(len(tasks)), key=lambda i: -cost[i])
+    shares: list[list[int]] = [[] for _ in range(workers * 4)]
+    load = [0] * len(shares)
+    for i in order:
+        k = load.index(min(load))
+        shares[k].append(i)
+        load[k] += cost[i]
+    _FORK_RUN, _FORK_TASKS = run, tasks
+    try:
+        ctx = mp.get_context("fork")
+        with ctx.Pool(workers) as pool:
+            results = pool.map(_worker, [s for s in shares if s], chunksize=1)
+    finally:
+        _FORK_RUN, _FORK_TASKS = None, []
+    for idx, labs, links, stats, n_labels in results:
+        base = run.next_label
+        run.labels[idx] = labs + base
+        run.next_label += n_labels
+        for mid, oc, sc, partner, ev in links:
+            run.links[mid] = Link(mid, -1, oc, sc, partner, ev)
+        for k, v in stats.items():
+            run.stats[k] += v
+    for i, m in enumerate(run.data.mentions):
+        run.links[m.mention_id].cluster = int(run.labels[i])
+
+
 # --------------------------------------------------------------------------- public API
 
 
@@ -341,8 +455,7 @@ def match_all(
         return Assignment({}, {}, {})
     data = build_data(mentions)
     run = _Run(data, overrides, cfg)
-    for idx in _group_blocks(data):
-        run.cluster_block(idx)
+    _run_blocks(run, _group_blocks(data))
     clusters = {m.mention_id: int(l) for m, l in zip(mentions, run.labels)}
     _apply_cross_block_links(clusters, {m.mention_id: m for m in mentions}, overrides, run.stats)
     for mid, c in clusters.items():

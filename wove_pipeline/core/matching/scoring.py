@@ -133,6 +133,17 @@ def _tfidf(texts: list[str], *, ngram=(1, 1), stop=None, n_features=2**18) -> sp
     return X.astype(np.float32).tocsr()
 
 
+def _dedup_tfidf(texts: list[str], **kw) -> sp.csr_matrix:
+    """TF-IDF of many repeated short strings: vectorize each distinct string once.
+
+    (IDF is then over distinct strings, which suits affiliations: a string repeated on
+    every paper of a big lab should not look common.)"""
+    table: dict[str, int] = {}
+    rows = np.fromiter((table.setdefault(t, len(table)) for t in texts), dtype=np.int64, count=len(texts))
+    X = _tfidf(list(table), **kw)
+    return X[rows]
+
+
 @dataclass
 class MatchData:
     """Column-oriented evidence for a list of mentions (built once per run)."""
@@ -180,14 +191,16 @@ def build_data(mentions: list[Mention]) -> MatchData:
         [1.0 if m.alignment_confidence is None else float(m.alignment_confidence) for m in mentions]
     )
     coauth = _binary_csr([m.coauthor_keys for m in mentions], dedupe_self=blocks)
-    affil_txt = [" ".join(normalize_text(a) for a in m.affiliations if a) for m in mentions]
-    affil = _tfidf(affil_txt, ngram=(1, 2), stop=AFFIL_STOP, n_features=2**20)
+    affil = _dedup_tfidf(
+        [" ".join(normalize_text(a) for a in m.affiliations if a) if m.affiliations else "" for m in mentions],
+        ngram=(1, 2), stop=AFFIL_STOP, n_features=2**20,
+    )
     inst = _binary_csr([m.institution_ids for m in mentions])
     cat_lists = [m.categories for m in mentions]
     cats = _binary_csr(cat_lists)
     if cats.nnz:  # primary category weighs 1, cross-lists 0.5; rows L2-normalized
         cats = _weight_primary(cats, cat_lists)
-    venue = _tfidf([normalize_text(m.venue) for m in mentions], n_features=2**16)
+    venue = _dedup_tfidf([normalize_text(m.venue) if m.venue else "" for m in mentions], n_features=2**16)
     # text per paper (mentions of one paper share it)
     prow: dict[str, int] = {}
     texts: list[str] = []
@@ -274,25 +287,60 @@ def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
     gv = data.variant[idx]
     uniq, counts = np.unique(gv, return_counts=True)
     v = len(uniq)
-    compat = np.zeros((v, v), dtype=bool)
+    if v == 1:
+        n = data.variants[int(uniq[0])]
+        g = _GRADE_CODES[name_evidence(n, n)]
+        me = len(n.given) > 1 and g > 0
+        return BlockNames(
+            uniq,
+            np.array([[g > 0]]),
+            np.array([[g]], dtype=np.int8),
+            np.array([[me]]),
+            np.array([float(counts[0]) if g > 0 else 1.0]),
+        )
     grade = np.zeros((v, v), dtype=np.int8)
     middle = np.zeros((v, v), dtype=bool)
     names = [data.variants[g] for g in uniq]
+    codes = _GRADE_CODES
     for a in range(v):
         na = names[a]
+        multi_a = len(na.given) > 1
         for b in range(a, v):
             nb = names[b]
-            g = _GRADE_CODES[name_evidence(na, nb)]
+            g = codes[name_evidence(na, nb)]
+            if g == 0:
+                continue
             grade[a, b] = grade[b, a] = g
-            compat[a, b] = compat[b, a] = g > 0
-            if g > 0 and len(na.given) > 1 and len(nb.given) > 1:
+            if multi_a and len(nb.given) > 1:
                 me = all(
                     "".join(x) == "".join(y) and len("".join(x)) > 1
                     for x, y in zip(na.given[1:], nb.given[1:])
                 ) or (na.middle_initials == nb.middle_initials and len(na.given) == len(nb.given))
                 middle[a, b] = middle[b, a] = me
+    compat = grade > 0
     amb = compat.astype(np.float64) @ counts.astype(np.float64)
     return BlockNames(uniq, compat, grade, middle, amb)
+
+
+def combine_block_names(parts: list[BlockNames]) -> BlockNames:
+    """Block-diagonal union of several blocks' name tables (blocks never share a variant)."""
+    if len(parts) == 1:
+        return parts[0]
+    uniq = np.concatenate([p.uniq for p in parts])
+    v = len(uniq)
+    compat = np.zeros((v, v), dtype=bool)
+    grade = np.zeros((v, v), dtype=np.int8)
+    middle = np.zeros((v, v), dtype=bool)
+    o = 0
+    for p in parts:
+        k = len(p.uniq)
+        compat[o : o + k, o : o + k] = p.compat
+        grade[o : o + k, o : o + k] = p.grade
+        middle[o : o + k, o : o + k] = p.middle_eq
+        o += k
+    order = np.argsort(uniq, kind="stable")
+    ix = np.ix_(order, order)
+    return BlockNames(uniq[order], compat[ix], grade[ix], middle[ix], np.concatenate([p.amb for p in parts])[order])
 
 
 def score_pairs(

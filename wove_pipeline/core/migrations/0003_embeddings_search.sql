@@ -51,14 +51,18 @@ CREATE INDEX papers_search_tsv_idx ON wove.papers USING gin (search_tsv);
 -- Trigram index on titles (fuzzy title look-ups, e.g. a misspelt title).
 CREATE INDEX papers_title_trgm_idx ON wove.papers USING gin (wove.immutable_unaccent(title) gin_trgm_ops);
 
--- Hybrid search: full text (websearch syntax, accents folded, ts_rank_cd) and vector
--- similarity (cosine, HNSW) each give a ranked candidate list; reciprocal rank fusion
--- (k = 60) combines them: score = sum over lists of 1 / (60 + rank). Filters: any of the
--- given categories (primary or cross-list), first-version date within [from, until] (UTC
--- days, inclusive). Withdrawn papers are left out. Vector candidates come only from rows of
--- `embedding_model` (NULL: any model whose vectors have the query's dimensions).
--- The caller sets hnsw.ef_search (>= the candidate count) with SET LOCAL; iterative index
--- scans keep filtered queries complete.
+-- Hybrid search. Three ranked candidate lists, each of the best max(4 * lim, 100):
+--   lexical: full text (websearch syntax: "phrase", -not, or), accents folded, ts_rank_cd;
+--   vector:  cosine similarity to query_embedding (HNSW), rows of `embedding_model` only
+--            (NULL: any model whose vectors have the query's dimensions);
+--   title:   trigram similarity of the query to the title (>= 0.4): known-item search, so a
+--            pasted title finds its paper even when the abstract dilutes the embedding.
+-- Reciprocal rank fusion with k = 60: score = sum over the lists of 1 / (60 + rank).
+-- Filters: any of `categories` (primary or cross-list); first version published within
+-- [published_from, published_until] (UTC days, inclusive). Withdrawn papers are left out.
+-- A NULL query_embedding gives text ranking alone; an empty q gives vector ranking alone.
+-- The caller sets hnsw.ef_search with SET LOCAL; iterative index scans keep filtered
+-- vector queries complete.
 CREATE FUNCTION serving.search_papers(
     q text,
     query_embedding vector,

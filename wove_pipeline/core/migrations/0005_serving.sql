@@ -77,9 +77,13 @@ CREATE TABLE wove.metrics_paper_state (
     arxiv_id         text PRIMARY KEY,
     oai_datestamp    date,
     fingerprint      text NOT NULL,
+    n_authors        integer NOT NULL,             -- author positions on arXiv
+    n_matched        integer NOT NULL,             -- positions linked to a researcher
     researcher_ids   bigint[] NOT NULL,
     institution_ids  text[] NOT NULL
 );
+CREATE INDEX metrics_paper_state_researchers_idx ON wove.metrics_paper_state USING gin (researcher_ids);
+CREATE INDEX metrics_paper_state_institutions_idx ON wove.metrics_paper_state USING gin (institution_ids);
 
 -- External author records as the metrics last saw them (h-index, citations, works, as-of).
 CREATE TABLE wove.metrics_author_state (
@@ -121,3 +125,9 @@ GRANT SELECT ON ALL TABLES IN SCHEMA serving TO wove_reader;
 -- Tables the pipeline's role creates later anywhere are SELECT-able by the reader; the
 -- schema USAGE (serving only) is the gate, so wove.* stays closed.
 ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO wove_reader;
+
+-- URL slug of a name: ASCII, lower case, words joined by '-' ("Peng Wang" -> "peng-wang").
+CREATE FUNCTION wove.name_slug(text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+    RETURN trim(BOTH '-' FROM regexp_replace(lower(wove.immutable_unaccent($1)), '[^a-z0-9]+', '-', 'g'));
+

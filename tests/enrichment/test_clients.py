@@ -1,0 +1,135 @@
+"""S2 and OpenAlex clients against the sandbox over real HTTP: batch sizes at the limits,
+nulls in place, 301s, budget accounting, backoff on S2's 429."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from wove_pipeline.core.http import UpstreamError
+from wove_pipeline.core.openalex_client import BudgetExhausted, OpenAlexBudget
+from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
+from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
+from wove_pipeline.sandbox.server import FaultPlan, SandboxServer
+
+from .conftest import openalex_client, s2_client
+
+
+@pytest.fixture
+def late(sandbox, small_world):
+    sandbox.today = small_world.end_day + dt.timedelta(days=90)
+    return sandbox
+
+
+def _known(world, attr):
+    return [p.arxiv_id for p in world.papers if getattr(p, attr) is not None]
+
+
+def test_s2_paper_batches_are_500_ids_with_nulls_in_place(late, small_world):
+    known = _known(small_world, "s2")
+    unknown = [f"2599.{i:05d}" for i in range(501 - len(known) + 1)]
+    ids = known[:250] + unknown + known[250:]  # > 500 ids, unknown ones in the middle
+    with s2_client(late) as client:
+        batches = list(client.paper_batches(ids))
+    assert [len(b.ids) for b in batches] == [500, len(ids) - 500]
+    assert late.endpoints["s2"].calls["POST /paper/batch"] == 2
+    records = [r for b in batches for r in b.records]
+    for arxiv_id, rec in zip(ids, records):
+        assert (rec is None) == (arxiv_id in unknown)
+        if rec is not None:
+            assert rec.arxiv_id == arxiv_id  # aligned with the request, not reordered
+    req = json.loads(batches[0].request)
+    assert req["ids"] == ids[:500] and "fields" in req and "citationCount" in req["fields"]
+
+
+def test_s2_author_batches_are_1000_ids(late, small_world):
+    ids = sorted(small_world.s2_authors)[:10] + [str(900000000 + i) for i in range(995)]
+    with s2_client(late) as client:
+        batches = list(client.author_batches(ids))
+    assert [len(b.ids) for b in batches] == [1000, 5]
+    recs = [r for b in batches for r in b.records]
+    assert all(r is not None for r in recs[:10]) and all(r is None for r in recs[10:])
+
+
+def test_s2_429_without_retry_after_is_backed_off_and_retried(late, small_world):
+    late.set_faults("s2", FaultPlan(fail_first=3, fail_first_kind="429"))
+    with s2_client(late) as client:
+        batch = next(client.paper_batches(_known(small_world, "s2")[:5]))
+    assert all(r is not None for r in batch.records)
+    assert client.http.retries == 3 and client.http.requests_sent == 4
+
+
+def test_openalex_works_50_dois_per_call_one_page_each(late, small_world):
+    ids = _known(small_world, "openalex")[:120]
+    with openalex_client(late) as client:
+        pages = [f for f in client.works_by_arxiv_ids(ids) if f.kind == "works_filter"]
+    assert [len(p.ids) for p in pages] == [50, 50, 20]  # one call per 50 DOIs: no empty last page
+    assert client.budget.list_calls == 3
+    found = {r.arxiv_id for p in pages for r in p.records}
+    assert found == set(ids)
+    params = json.loads(pages[0].request)["params"]
+    assert params["per_page"] == 100 and params["filter"].count("|") == 49
+    assert params["filter"].startswith("doi:10.48550/arxiv.")
+
+
+def test_openalex_truncated_authorships_are_fetched_in_full(late, small_world):
+    big = [p for p in small_world.papers if p.openalex and len(p.openalex.authorships) > 100]
+    assert big, "the world has collaboration papers"
+    with openalex_client(late) as client:
+        fetched = list(client.works_by_arxiv_ids([big[0].arxiv_id]))
+    kinds = [f.kind for f in fetched]
+    assert kinds == ["works_filter", "work_singleton"]
+    assert fetched[0].records[0].is_authors_truncated
+    assert len(fetched[1].records[0].authorships) == len(big[0].openalex.authorships)
+    assert client.budget.list_calls == 1 and client.budget.singleton_calls == 1  # singletons are free
+
+
+def test_openalex_merged_author_id_follows_the_301(late, small_world):
+    retired = sorted((old, new) for old, new in small_world.openalex_redirects.items() if old.startswith("A"))
+    assert retired
+    old, new = retired[0]
+    with openalex_client(late) as client:
+        fetched = list(client.authors_by_ids([old]))
+    assert [f.kind for f in fetched] == ["authors_filter", "author_singleton"]
+    assert fetched[0].records == []  # a retired id is not listed under its old id
+    assert fetched[1].ids == [old]
+    assert fetched[1].records[0].author_id == new
+
+
+def test_openalex_stops_before_exceeding_its_own_daily_budget(late, small_world):
+    ids = _known(small_world, "openalex")[:250]  # 5 filter calls wanted
+    budget = OpenAlexBudget(daily_usd=0.0003, list_call_usd=0.0001, spent_before_usd=0.0)
+    before = late.endpoints["openalex"].calls["GET /works"]
+    got = []
+    with openalex_client(late, budget=budget) as client:
+        with pytest.raises(BudgetExhausted):
+            for f in client.works_by_arxiv_ids(ids):
+                got.append(f)
+    assert late.endpoints["openalex"].calls["GET /works"] - before == 3  # never a 4th call
+    assert budget.exhausted and budget.summary()["remaining_usd"] == 0.0
+    assert len([f for f in got if f.kind == "works_filter"]) == 3
+
+
+def test_openalex_stops_when_upstream_says_nothing_is_left(small_world):
+    endpoint = OpenAlexEndpoint(small_world, daily_budget_usd=0.0002)  # two list calls a day
+    with SandboxServer(small_world, endpoints=[endpoint],
+                       today=small_world.end_day + dt.timedelta(days=90)) as server:
+        budget = OpenAlexBudget(daily_usd=None)
+        with openalex_client(server, budget=budget) as client:
+            with pytest.raises(BudgetExhausted):
+                list(client.works_by_arxiv_ids(_known(small_world, "openalex")[:200]))
+        assert endpoint.calls["GET /works"] == 2  # stopped on X-RateLimit-Remaining: 0, no 429
+        assert budget.upstream_remaining == "0"
+
+
+def test_wrong_s2_key_is_an_error_not_retried(small_world):
+    endpoint = SemanticScholarEndpoint(small_world, api_key="right-key")
+    with SandboxServer(small_world, endpoints=[endpoint]) as server:
+        with s2_client(server, api_key="wrong-key-123") as client:
+            with pytest.raises(UpstreamError) as err:
+                next(client.paper_batches(["2508.06001"]))
+    assert err.value.status == 403
+    assert "wrong-key-123" not in str(err.value)
+    assert endpoint.calls["POST /paper/batch"] == 1

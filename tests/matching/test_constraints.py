@@ -1,0 +1,100 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wove_pipeline.core.matching import Mention, Overrides, assign_incremental, match_all
+
+
+def twin(mid, paper, orcid=None, first="Peng", **kw):
+    """Mentions that agree on everything (name, affiliation, co-authors, topic)."""
+    base = dict(
+        affiliations=["Adobe Research"],
+        coauthor_keys=["k zhang", "s bi"],
+        categories=["cs.CV"],
+        text="diffusion transformer training load balancing",
+        year=2025,
+        s2_author_id="S1",
+        openalex_author_id="A1",
+    )
+    base.update(kw)
+    return Mention(mid, paper, 1, first, None, "Wang", orcid=orcid, **base)
+
+
+def test_identical_evidence_merges_and_keeps_evidence():
+    a = match_all([twin("m1", "p1"), twin("m2", "p2"), twin("m3", "p3")])
+    assert len(set(a.clusters.values())) == 1
+    link = a.links["m1"]
+    assert link.score > 0.9 and link.partner in ("m2", "m3")
+    assert link.evidence["coauthors"] > 0 and link.evidence["s2"] > 0 and "prior" in link.evidence
+
+
+def test_two_different_orcids_never_merge():
+    ms = [twin("m1", "p1", "0000-0001"), twin("m2", "p2", "0000-0002"), twin("m3", "p3")]
+    a = match_all(ms)
+    assert a.clusters["m1"] != a.clusters["m2"]
+
+
+def test_same_orcid_links_only_compatible_names():
+    ms = [
+        twin("m1", "p1", "0000-0001", affiliations=[], coauthor_keys=[], s2_author_id=None, openalex_author_id=None),
+        twin("m2", "p2", "0000-0001", affiliations=["Elsewhere"], coauthor_keys=[], s2_author_id=None, openalex_author_id=None,
+             text="unrelated", categories=["math.AP"]),
+        twin("m3", "p3", "0000-0001", first="Ping", affiliations=[], coauthor_keys=[], s2_author_id=None),
+    ]
+    a = match_all(ms)
+    assert a.clusters["m1"] == a.clusters["m2"]  # same ORCID, compatible names: must-link
+    assert a.links["m1"].outcome == "forced"
+    assert a.clusters["m3"] != a.clusters["m1"]  # Ping vs Peng: the ORCID does not override names
+
+
+def test_two_authors_of_one_paper_are_two_people():
+    a = match_all([twin("m1", "p1"), Mention("m2", "p1", 3, "Peng", None, "Wang", affiliations=["Adobe Research"])])
+    assert a.clusters["m1"] != a.clusters["m2"]
+
+
+def test_overrides_force_split_and_force_link_survive_reruns():
+    ms = [twin("m1", "p1"), twin("m2", "p2"), twin("m3", "p3")]
+    ov = Overrides()
+    ov.force_split("m1", "m2")
+    ov2 = Overrides.from_rows(ov.to_rows())  # what the pipeline stores and reloads
+    for o in (ov, ov2):
+        a = match_all(ms, o)
+        assert a.clusters["m1"] != a.clusters["m2"]
+    # force link across blocks (a name change) and within a block against the evidence
+    other = Mention("x1", "p9", 0, "Pamela", None, "Smith", text="poetry")
+    ov.force_link("m3", "x1")
+    a = match_all(ms + [other], ov)
+    assert a.clusters["x1"] == a.clusters["m3"]
+    assert a.clusters["m1"] != a.clusters["m2"]
+    ov3 = Overrides()
+    far = Mention("y1", "p8", 0, "Peng", None, "Wang", text="string theory", categories=["hep-th"])
+    ov3.force_link("m1", "y1")
+    a = match_all(ms + [far], ov3)
+    assert a.clusters["y1"] == a.clusters["m1"]
+    # incremental honours overrides too
+    base = match_all(ms)
+    inc = assign_incremental(ms, base, [far], ov3)
+    assert inc.clusters["y1"] == inc.clusters["m1"]
+    assert inc.links["y1"].outcome == "forced"
+
+
+def test_incremental_not_sure_opens_new_profile():
+    ms = [twin("m1", "p1"), twin("m2", "p2")]
+    base = match_all(ms)
+    vague = Mention("n1", "p5", 0, "P.", None, "Wang", year=2025)
+    strong = twin("n2", "p6")
+    inc = assign_incremental(ms, base, [vague, strong])
+    assert inc.clusters["n2"] == inc.clusters["m1"] and inc.links["n2"].outcome == "linked"
+    assert inc.clusters["n1"] not in (inc.clusters["m1"],)
+    assert inc.links["n1"].outcome in ("new", "not_sure")
+    assert inc.clusters["m1"] == base.clusters["m1"]  # existing labels kept
+    assert sum(v for k, v in inc.stats.items() if k in ("new", "not_sure", "linked")) == 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([None, "A", "B", "C"]), st.sampled_from(["Peng", "P.", "Pengfei"])), min_size=2, max_size=12))
+def test_property_no_cluster_holds_two_orcids(spec):
+    ms = [twin(f"m{i}", f"p{i}", orcid, first=first) for i, (orcid, first) in enumerate(spec)]
+    a = match_all(ms)
+    for members in a.members().values():
+        orcids = {m.orcid for m in ms if m.mention_id in members} - {None}
+        assert len(orcids) <= 1

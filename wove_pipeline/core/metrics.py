@@ -1,0 +1,511 @@
+"""Researcher and institution metrics, recomputed incrementally (Dagster-free).
+
+What the researcher page shows (SEED.md, DESIGN.md "Metrics"), per researcher:
+
+* papers here (distinct archive papers with a mention of the researcher);
+* h-index, citations and total works from the **external author records** (Semantic
+  Scholar first, OpenAlex when S2 has none), with the record's source, id and as-of day;
+  every linked record is kept too (``ext_records``);
+* the same three figures over the archive's own papers (paper citations from
+  ``wove.paper_citations``: S2's count, else OpenAlex's);
+* author position (first / middle / last) over the papers where **every** author position
+  is matched to a researcher, with the number of such papers and the total;
+* counts of papers by **primary** arXiv category;
+* co-author edges with the number of shared papers (papers with more than
+  ``MAX_COAUTHOR_AUTHORS`` authors give no edges: a 2,600-author paper would add
+  millions of edges that say nothing about collaboration);
+* institutions over time (from the authorships' institution ids and the paper years).
+
+Per institution: papers, researchers, citations.
+
+Incremental rule: a paper is *changed* when the fingerprint of every input the metrics
+read about it (its category and date, its citation count, its author count, the
+researcher at each position, the S2/OpenAlex ids and institutions at each position)
+differs from what the last run stored in ``wove.metrics_paper_state``. The affected
+researchers are those on changed papers (before and after), those whose researcher row
+changed, and those linked to an external author record that changed; the affected
+institutions are those on changed papers (before and after). Only they are recomputed.
+Candidates for the fingerprint check come from row timestamps newer than the last run's
+watermark (minus an overlap) and from papers whose OAI datestamp moved, so a run costs
+what changed, not the size of the archive. ``recompute_all`` rebuilds everything and
+gives the same rows (property-tested).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import time
+from collections.abc import Iterable, Sequence
+
+import psycopg
+
+from wove_pipeline.core import db
+
+MAX_COAUTHOR_AUTHORS = 100
+DEFAULT_OVERLAP = dt.timedelta(hours=24)
+LOCK_KEY = "wove-metrics"
+
+
+def h_index(citations: Iterable[int | None]) -> int:
+    """Largest h such that h items have at least h citations each (None counts 0)."""
+    counts = sorted((c or 0 for c in citations), reverse=True)
+    h = 0
+    for i, c in enumerate(counts, start=1):
+        if c >= i:
+            h = i
+        else:
+            break
+    return h
+
+
+@dataclasses.dataclass
+class MetricsRun:
+    mode: str
+    papers_changed: int
+    researchers_recomputed: int
+    institutions_recomputed: int
+    seconds: float
+    watermark: dt.datetime
+    affected_researchers: list[int] = dataclasses.field(default_factory=list, repr=False)
+
+
+# ---------------------------------------------------------------------------------------
+# fingerprints (what the metrics read about a paper / researcher / author record)
+
+_PAPER_STATE_SQL = """
+SELECT c.arxiv_id,
+       p.oai_datestamp,
+       CASE WHEN p.arxiv_id IS NULL THEN 'gone' ELSE md5(concat_ws('|',
+           p.primary_category, p.published::text, pc.cited_by_count::text, pc.source, pc.as_of::text,
+           (SELECT count(*) FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id)::text,
+           (SELECT string_agg(m.position::text || ':' || m.researcher_id::text, ',' ORDER BY m.position)
+              FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id),
+           (SELECT string_agg(a.position::text || ':' || coalesce(a.s2_author_id, '') || ':'
+                              || coalesce(a.openalex_author_id, '') || ':' || array_to_string(a.institution_ids, ';'),
+                              ',' ORDER BY a.position)
+              FROM wove.authorships a WHERE a.arxiv_id = c.arxiv_id)
+       )) END AS fingerprint,
+       (SELECT count(*) FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id)::int AS n_authors,
+       (SELECT count(*) FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id)::int AS n_matched,
+       coalesce((SELECT array_agg(DISTINCT m.researcher_id ORDER BY m.researcher_id)
+                   FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id), '{}') AS researcher_ids,
+       coalesce((SELECT array_agg(DISTINCT i ORDER BY i)
+                   FROM wove.authorships a, unnest(a.institution_ids) AS i WHERE a.arxiv_id = c.arxiv_id), '{}')
+           AS institution_ids
+FROM _metrics_candidates c
+LEFT JOIN wove.papers p ON p.arxiv_id = c.arxiv_id
+LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = c.arxiv_id
+"""
+
+_RESEARCHER_FP = """md5(concat_ws('|', r.display_name, r.normalized_name, r.orcid,
+                   array_to_string(r.s2_author_ids, ','), array_to_string(r.openalex_author_ids, ',')))"""
+
+_AUTHOR_FP = {
+    "s2": ("wove.s2_authors", "md5(concat_ws('|', t.paper_count, t.citation_count, t.h_index, t.as_of))"),
+    "openalex": ("wove.openalex_authors", "md5(concat_ws('|', t.works_count, t.cited_by_count, t.h_index, t.as_of))"),
+}
+
+
+# ---------------------------------------------------------------------------------------
+# recompute for a set of researchers / institutions (temp tables _metrics_r / _metrics_i)
+
+_RESEARCHER_METRICS_SQL = """
+INSERT INTO wove.researcher_metrics (
+    researcher_id, papers_here, ext_source, ext_author_id, ext_h_index, ext_citations, ext_works, ext_as_of,
+    ext_records, archive_h_index, archive_citations, archive_works, archive_cited_papers, archive_as_of,
+    position_first, position_middle, position_last, position_papers_considered, position_papers_total,
+    categories, institutions, first_published, last_published, computed_at)
+WITH mention AS (          -- every mention of an affected researcher
+    SELECT rm.researcher_id, rm.arxiv_id, rm.position
+    FROM _metrics_r r JOIN wove.researcher_mentions rm ON rm.researcher_id = r.researcher_id
+),
+m AS (                     -- one row per (researcher, paper): the earliest position
+    SELECT DISTINCT ON (researcher_id, arxiv_id) researcher_id, arxiv_id, position
+    FROM mention ORDER BY researcher_id, arxiv_id, position
+),
+mp AS (
+    SELECT m.researcher_id, m.arxiv_id, m.position, p.primary_category, p.published,
+           pc.cited_by_count, pc.as_of AS cited_as_of, ps.n_authors, ps.n_matched,
+           row_number() OVER (PARTITION BY m.researcher_id
+                              ORDER BY coalesce(pc.cited_by_count, 0) DESC, m.arxiv_id) AS cite_rank
+    FROM m
+    JOIN wove.papers p ON p.arxiv_id = m.arxiv_id
+    JOIN wove.metrics_paper_state ps ON ps.arxiv_id = m.arxiv_id   -- current: stored before this runs
+    LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = m.arxiv_id
+),
+base AS (
+    SELECT researcher_id,
+           count(*)::int AS papers_here,
+           count(*) FILTER (WHERE coalesce(cited_by_count, 0) >= cite_rank)::int AS archive_h_index,
+           coalesce(sum(cited_by_count), 0)::int AS archive_citations,
+           count(cited_by_count)::int AS archive_cited_papers,
+           max(cited_as_of) AS archive_as_of,
+           count(*) FILTER (WHERE full_match AND position = 0)::int AS position_first,
+           count(*) FILTER (WHERE full_match AND position > 0 AND position < n_authors - 1)::int AS position_middle,
+           count(*) FILTER (WHERE full_match AND position > 0 AND position = n_authors - 1)::int AS position_last,
+           count(*) FILTER (WHERE full_match)::int AS position_papers_considered,
+           min(published) AS first_published,
+           max(published) AS last_published
+    FROM (SELECT *, (n_authors > 0 AND n_matched >= n_authors) AS full_match FROM mp) q
+    GROUP BY researcher_id
+),
+cats AS (
+    SELECT researcher_id,
+           jsonb_agg(jsonb_build_object('category', primary_category, 'papers', n)
+                     ORDER BY n DESC, primary_category) AS categories
+    FROM (SELECT researcher_id, primary_category, count(*)::int AS n FROM mp GROUP BY 1, 2) c
+    GROUP BY researcher_id
+),
+inst AS (
+    SELECT researcher_id,
+           jsonb_agg(jsonb_build_object('institution_id', institution_id, 'first_year', first_year,
+                                        'last_year', last_year, 'papers', papers, 'years', years)
+                     ORDER BY first_year, last_year, institution_id) AS institutions
+    FROM (
+        SELECT mp.researcher_id, i AS institution_id,
+               min(extract(year FROM mp.published)::int) AS first_year,
+               max(extract(year FROM mp.published)::int) AS last_year,
+               count(DISTINCT mp.arxiv_id)::int AS papers,
+               array_agg(DISTINCT extract(year FROM mp.published)::int ORDER BY extract(year FROM mp.published)::int) AS years
+        FROM mp
+        JOIN wove.authorships a ON a.arxiv_id = mp.arxiv_id AND a.position = mp.position
+        CROSS JOIN LATERAL unnest(a.institution_ids) AS i
+        GROUP BY 1, 2
+    ) t
+    GROUP BY researcher_id
+),
+ext_ids AS (               -- upstream author ids linked to the researcher, with mention counts
+    SELECT researcher_id, source, author_id, sum(n)::int AS mentions
+    FROM (
+        SELECT mention.researcher_id, 's2' AS source, a.s2_author_id AS author_id, 1 AS n
+        FROM mention JOIN wove.authorships a ON a.arxiv_id = mention.arxiv_id AND a.position = mention.position
+        WHERE a.s2_author_id IS NOT NULL
+        UNION ALL
+        SELECT mention.researcher_id, 'openalex', coalesce(rd.new_author_id, a.openalex_author_id), 1
+        FROM mention JOIN wove.authorships a ON a.arxiv_id = mention.arxiv_id AND a.position = mention.position
+        LEFT JOIN wove.openalex_author_redirects rd ON rd.old_author_id = a.openalex_author_id
+        WHERE a.openalex_author_id IS NOT NULL
+        UNION ALL
+        SELECT r.researcher_id, 's2', x, 0
+        FROM _metrics_r r JOIN wove.researchers rr ON rr.researcher_id = r.researcher_id, unnest(rr.s2_author_ids) AS x
+        UNION ALL
+        SELECT r.researcher_id, 'openalex', coalesce(rd.new_author_id, x), 0
+        FROM _metrics_r r JOIN wove.researchers rr ON rr.researcher_id = r.researcher_id
+        CROSS JOIN LATERAL unnest(rr.openalex_author_ids) AS x
+        LEFT JOIN wove.openalex_author_redirects rd ON rd.old_author_id = x
+    ) u
+    GROUP BY 1, 2, 3
+),
+ext AS (                   -- with the record's statistics (only records we hold)
+    SELECT e.researcher_id, e.source, e.author_id, e.mentions,
+           coalesce(s.h_index, o.h_index) AS h_index,
+           coalesce(s.citation_count, o.cited_by_count) AS citations,
+           coalesce(s.paper_count, o.works_count) AS works,
+           coalesce(s.as_of, o.as_of) AS as_of
+    FROM ext_ids e
+    LEFT JOIN wove.s2_authors s ON e.source = 's2' AND s.author_id = e.author_id
+    LEFT JOIN wove.openalex_authors o ON e.source = 'openalex' AND o.author_id = e.author_id
+    WHERE s.author_id IS NOT NULL OR o.author_id IS NOT NULL
+),
+ext_ranked AS (
+    SELECT ext.*, row_number() OVER (
+               PARTITION BY researcher_id
+               ORDER BY (h_index IS NULL), (source <> 's2'), mentions DESC, works DESC NULLS LAST, author_id
+           ) AS rk
+    FROM ext
+),
+ext_all AS (
+    SELECT researcher_id,
+           jsonb_agg(jsonb_build_object('source', source, 'author_id', author_id, 'mentions', mentions,
+                                        'h_index', h_index, 'citations', citations, 'works', works,
+                                        'as_of', as_of, 'chosen', rk = 1)
+                     ORDER BY rk) AS ext_records
+    FROM ext_ranked GROUP BY researcher_id
+)
+SELECT b.researcher_id, b.papers_here,
+       e.source, e.author_id, e.h_index, e.citations, e.works, e.as_of,
+       coalesce(x.ext_records, '[]'::jsonb),
+       b.archive_h_index, b.archive_citations, b.papers_here, b.archive_cited_papers, b.archive_as_of,
+       b.position_first, b.position_middle, b.position_last, b.position_papers_considered, b.papers_here,
+       coalesce(c.categories, '[]'::jsonb), coalesce(i.institutions, '[]'::jsonb),
+       b.first_published, b.last_published, now()
+FROM base b
+LEFT JOIN ext_ranked e ON e.researcher_id = b.researcher_id AND e.rk = 1
+LEFT JOIN ext_all x ON x.researcher_id = b.researcher_id
+LEFT JOIN cats c ON c.researcher_id = b.researcher_id
+LEFT JOIN inst i ON i.researcher_id = b.researcher_id
+"""
+
+_COAUTHORS_SQL = """
+INSERT INTO wove.researcher_coauthors (researcher_id, coauthor_id, papers)
+WITH rp AS (
+    SELECT DISTINCT rm.researcher_id, rm.arxiv_id
+    FROM _metrics_r r JOIN wove.researcher_mentions rm ON rm.researcher_id = r.researcher_id
+),
+small AS (
+    SELECT x.arxiv_id FROM (SELECT DISTINCT arxiv_id FROM rp) x
+    JOIN wove.metrics_paper_state s ON s.arxiv_id = x.arxiv_id
+    WHERE s.n_authors <= %(max_authors)s
+)
+SELECT rp.researcher_id, o.researcher_id, count(DISTINCT rp.arxiv_id)::int
+FROM rp
+JOIN small s ON s.arxiv_id = rp.arxiv_id
+JOIN wove.researcher_mentions o ON o.arxiv_id = rp.arxiv_id AND o.researcher_id <> rp.researcher_id
+GROUP BY 1, 2
+"""
+
+_INSTITUTION_METRICS_SQL = """
+INSERT INTO wove.institution_metrics (institution_id, papers, researchers, citations, first_published,
+                                      last_published, computed_at)
+WITH ip AS (               -- papers per affected institution, through the (current) paper state
+    SELECT i.institution_id, s.arxiv_id
+    FROM _metrics_i i JOIN wove.metrics_paper_state s ON s.institution_ids @> ARRAY[i.institution_id]
+),
+paper_side AS (
+    SELECT ip.institution_id, count(*)::int AS papers, coalesce(sum(pc.cited_by_count), 0)::bigint AS citations,
+           min(p.published) AS first_published, max(p.published) AS last_published
+    FROM ip JOIN wove.papers p ON p.arxiv_id = ip.arxiv_id
+    LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = ip.arxiv_id
+    GROUP BY ip.institution_id
+),
+people AS (
+    SELECT ip.institution_id, count(DISTINCT rm.researcher_id)::int AS researchers
+    FROM ip
+    JOIN wove.authorships a ON a.arxiv_id = ip.arxiv_id AND ip.institution_id = ANY (a.institution_ids)
+    JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
+    GROUP BY ip.institution_id
+)
+SELECT ps.institution_id, ps.papers, coalesce(pe.researchers, 0), ps.citations, ps.first_published,
+       ps.last_published, now()
+FROM paper_side ps LEFT JOIN people pe ON pe.institution_id = ps.institution_id
+"""
+
+
+def _temp(conn: psycopg.Connection, name: str, column: str, coltype: str) -> None:
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} ({column} {coltype} PRIMARY KEY) ON COMMIT DROP")
+    conn.execute(f"TRUNCATE {name}")
+
+
+def _fill(conn: psycopg.Connection, name: str, column: str, values: Sequence) -> None:
+    db.copy_rows(conn, name, (column,), ((v,) for v in values))
+    conn.execute(f"ANALYZE {name}")
+
+
+def _recompute_researchers(conn: psycopg.Connection, ids: Sequence[int]) -> None:
+    _temp(conn, "_metrics_r", "researcher_id", "bigint")
+    _fill(conn, "_metrics_r", "researcher_id", ids)
+    conn.execute("DELETE FROM wove.researcher_metrics m USING _metrics_r r WHERE m.researcher_id = r.researcher_id")
+    conn.execute("DELETE FROM wove.researcher_coauthors m USING _metrics_r r WHERE m.researcher_id = r.researcher_id")
+    conn.execute(_RESEARCHER_METRICS_SQL)
+    conn.execute(_COAUTHORS_SQL, {"max_authors": MAX_COAUTHOR_AUTHORS})
+
+
+def _recompute_institutions(conn: psycopg.Connection, ids: Sequence[str]) -> None:
+    _temp(conn, "_metrics_i", "institution_id", "text")
+    _fill(conn, "_metrics_i", "institution_id", ids)
+    conn.execute("DELETE FROM wove.institution_metrics m USING _metrics_i i WHERE m.institution_id = i.institution_id")
+    conn.execute(_INSTITUTION_METRICS_SQL)
+
+
+def _paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> list[dict]:
+    _temp(conn, "_metrics_candidates", "arxiv_id", "text")
+    _fill(conn, "_metrics_candidates", "arxiv_id", arxiv_ids)
+    return db.fetch_all(conn, _PAPER_STATE_SQL)
+
+
+def _store_paper_states(conn: psycopg.Connection, states: list[dict]) -> None:
+    gone = [s["arxiv_id"] for s in states if s["fingerprint"] == "gone"]
+    if gone:
+        conn.execute("DELETE FROM wove.metrics_paper_state WHERE arxiv_id = ANY(%s)", (gone,))
+    live = [s for s in states if s["fingerprint"] != "gone"]
+    db.upsert_rows(
+        conn, "wove.metrics_paper_state",
+        ("arxiv_id", "oai_datestamp", "fingerprint", "n_authors", "n_matched", "researcher_ids", "institution_ids"),
+        ((s["arxiv_id"], s["oai_datestamp"], s["fingerprint"], s["n_authors"], s["n_matched"], s["researcher_ids"],
+          s["institution_ids"]) for s in live),
+        key=("arxiv_id",),
+    )
+
+
+def _snapshot_researchers_and_authors(conn: psycopg.Connection, researcher_ids: Sequence[int] | None,
+                                      author_keys: Sequence[tuple[str, str]] | None) -> None:
+    """Store researcher-row and author-record fingerprints (all of them when ids is None)."""
+    if researcher_ids is None:
+        conn.execute("TRUNCATE wove.metrics_researcher_state")
+        conn.execute(f"INSERT INTO wove.metrics_researcher_state SELECT r.researcher_id, {_RESEARCHER_FP} FROM wove.researchers r")
+    elif researcher_ids:
+        conn.execute("DELETE FROM wove.metrics_researcher_state WHERE researcher_id = ANY(%s)", (list(researcher_ids),))
+        conn.execute(
+            f"INSERT INTO wove.metrics_researcher_state SELECT r.researcher_id, {_RESEARCHER_FP} "
+            "FROM wove.researchers r WHERE r.researcher_id = ANY(%s)", (list(researcher_ids),))
+    if author_keys is None:
+        conn.execute("TRUNCATE wove.metrics_author_state")
+        for source, (table, fp) in _AUTHOR_FP.items():
+            conn.execute(f"INSERT INTO wove.metrics_author_state SELECT %s, t.author_id, {fp} FROM {table} t", (source,))
+    elif author_keys:
+        for source, (table, fp) in _AUTHOR_FP.items():
+            ids = [a for s, a in author_keys if s == source]
+            if not ids:
+                continue
+            conn.execute("DELETE FROM wove.metrics_author_state WHERE source = %s AND author_id = ANY(%s)", (source, ids))
+            conn.execute(
+                f"INSERT INTO wove.metrics_author_state SELECT %s, t.author_id, {fp} FROM {table} t "
+                "WHERE t.author_id = ANY(%s)", (source, ids))
+
+
+def _record_run(conn, mode, started_at, watermark, papers, researchers, institutions, seconds) -> None:
+    conn.execute(
+        "INSERT INTO wove.metrics_runs (mode, started_at, watermark, papers_changed, researchers_recomputed,"
+        " institutions_recomputed, seconds) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (mode, started_at, watermark, papers, researchers, institutions, seconds),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# entry points
+
+
+def recompute_all(conn: psycopg.Connection) -> MetricsRun:
+    """Rebuild every metric and every state row from scratch. Call inside a transaction."""
+    t0 = time.perf_counter()
+    db.advisory_lock(conn, LOCK_KEY)
+    started = db.fetch_value(conn, "SELECT now()")
+    conn.execute("TRUNCATE wove.researcher_metrics, wove.researcher_coauthors, wove.institution_metrics,"
+                 " wove.metrics_paper_state")
+    papers = [r[0] for r in conn.execute("SELECT arxiv_id FROM wove.papers")]
+    states = _paper_states(conn, papers)
+    _store_paper_states(conn, states)
+    researchers = [r[0] for r in conn.execute(
+        "SELECT researcher_id FROM wove.researchers UNION SELECT DISTINCT researcher_id FROM wove.researcher_mentions")]
+    _recompute_researchers(conn, researchers)
+    institutions = [r[0] for r in conn.execute(
+        "SELECT DISTINCT unnest(institution_ids) FROM wove.metrics_paper_state")]
+    _recompute_institutions(conn, institutions)
+    _snapshot_researchers_and_authors(conn, None, None)
+    seconds = time.perf_counter() - t0
+    _record_run(conn, "full", started, started, len(papers), len(researchers), len(institutions), seconds)
+    return MetricsRun("full", len(papers), len(researchers), len(institutions), seconds, started, list(researchers))
+
+
+def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_OVERLAP,
+                   changed_papers: Iterable[str] = ()) -> MetricsRun:
+    """Recompute only what changed since the last run (the first run is a full one).
+
+    ``changed_papers`` adds papers the caller knows changed (optional: detection finds
+    them from timestamps and fingerprints). Call inside a transaction.
+    """
+    t0 = time.perf_counter()
+    db.advisory_lock(conn, LOCK_KEY)
+    last = db.fetch_value(conn, "SELECT max(watermark) FROM wove.metrics_runs")
+    if last is None:
+        return recompute_all(conn)
+    started = db.fetch_value(conn, "SELECT now()")
+    since = last - overlap
+
+    # 1. researcher rows that changed or disappeared
+    changed_rows = db.fetch_all(conn, f"""
+        SELECT r.researcher_id FROM wove.researchers r
+        LEFT JOIN wove.metrics_researcher_state s ON s.researcher_id = r.researcher_id
+        WHERE r.updated_at >= %(since)s AND s.fingerprint IS DISTINCT FROM {_RESEARCHER_FP}
+        UNION
+        SELECT s.researcher_id FROM wove.metrics_researcher_state s
+        WHERE NOT EXISTS (SELECT 1 FROM wove.researchers r WHERE r.researcher_id = s.researcher_id)
+        UNION
+        SELECT m.researcher_id FROM wove.researcher_metrics m
+        WHERE NOT EXISTS (SELECT 1 FROM wove.researchers r WHERE r.researcher_id = m.researcher_id)
+    """, {"since": since})
+    identity_changed = sorted({r["researcher_id"] for r in changed_rows})
+
+    # 2. external author records that changed
+    author_keys: list[tuple[str, str]] = []
+    for source, (table, fp) in _AUTHOR_FP.items():
+        rows = conn.execute(f"""
+            SELECT t.author_id FROM {table} t
+            LEFT JOIN wove.metrics_author_state s ON s.source = %(source)s AND s.author_id = t.author_id
+            WHERE t.fetched_at >= %(since)s AND s.fingerprint IS DISTINCT FROM {fp}
+        """, {"source": source, "since": since}).fetchall()
+        author_keys += [(source, r[0]) for r in rows]
+    author_affected: set[int] = set()
+    if author_keys:
+        s2 = [a for s, a in author_keys if s == "s2"]
+        oa = [a for s, a in author_keys if s == "openalex"]
+        rows = conn.execute("""
+            SELECT rm.researcher_id FROM wove.authorships a
+            JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
+            WHERE a.s2_author_id = ANY(%(s2)s)
+            UNION
+            SELECT rm.researcher_id FROM wove.authorships a
+            JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
+            WHERE a.openalex_author_id = ANY(%(oa)s)
+               OR a.openalex_author_id IN (SELECT old_author_id FROM wove.openalex_author_redirects
+                                           WHERE new_author_id = ANY(%(oa)s))
+            UNION
+            SELECT researcher_id FROM wove.researchers WHERE s2_author_ids && %(s2)s OR openalex_author_ids && %(oa)s
+        """, {"s2": s2, "oa": oa}).fetchall()
+        author_affected = {r[0] for r in rows}
+
+    # 3. candidate papers: moved datestamp, new, gone, or rows stamped since the watermark,
+    #    plus every paper (then and now) of researchers whose identity changed
+    candidates = {r[0] for r in conn.execute("""
+        SELECT p.arxiv_id FROM wove.papers p
+        LEFT JOIN wove.metrics_paper_state s ON s.arxiv_id = p.arxiv_id
+        WHERE s.arxiv_id IS NULL OR s.oai_datestamp IS DISTINCT FROM p.oai_datestamp
+        UNION SELECT s.arxiv_id FROM wove.metrics_paper_state s
+              WHERE NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = s.arxiv_id)
+        UNION SELECT arxiv_id FROM wove.researcher_mentions WHERE matched_at >= %(since)s
+        UNION SELECT arxiv_id FROM wove.authorships WHERE aligned_at >= %(since)s
+        UNION SELECT arxiv_id FROM wove.s2_papers WHERE fetched_at >= %(since)s
+        UNION SELECT arxiv_id FROM wove.openalex_works WHERE fetched_at >= %(since)s
+        UNION SELECT arxiv_id FROM wove.metrics_paper_state WHERE researcher_ids && %(ids)s::bigint[]
+        UNION SELECT arxiv_id FROM wove.researcher_mentions WHERE researcher_id = ANY(%(ids)s::bigint[])
+    """, {"since": since, "ids": identity_changed})}
+    candidates.update(changed_papers)
+
+    # 4. keep those whose fingerprint really changed; collect who and where (then and now)
+    states = _paper_states(conn, sorted(candidates))
+    old = {r["arxiv_id"]: r for r in db.fetch_all(conn, """
+        SELECT s.arxiv_id, s.fingerprint, s.researcher_ids, s.institution_ids
+        FROM wove.metrics_paper_state s JOIN _metrics_candidates c ON c.arxiv_id = s.arxiv_id""")}
+    changed = []
+    researchers: set[int] = set(identity_changed) | author_affected
+    institutions: set[str] = set()
+    for s in states:
+        before = old.get(s["arxiv_id"])
+        if before is not None and before["fingerprint"] == s["fingerprint"]:
+            continue
+        if before is None and s["fingerprint"] == "gone":
+            continue
+        changed.append(s)
+        researchers.update(s["researcher_ids"])
+        institutions.update(s["institution_ids"])
+        if before is not None:
+            researchers.update(before["researcher_ids"])
+            institutions.update(before["institution_ids"])
+
+    # 5. recompute: paper states first (institution metrics read them), then the metrics
+    _store_paper_states(conn, changed)
+    ids = sorted(researchers)
+    _recompute_researchers(conn, ids)
+    _recompute_institutions(conn, sorted(institutions))
+    _snapshot_researchers_and_authors(conn, identity_changed, author_keys)
+    seconds = time.perf_counter() - t0
+    _record_run(conn, "incremental", started, started, len(changed), len(ids), len(institutions), seconds)
+    return MetricsRun("incremental", len(changed), len(ids), len(institutions), seconds, started, ids)
+
+
+def metrics_snapshot(conn: psycopg.Connection) -> dict[str, list[tuple]]:
+    """Every metric row (without timestamps), for comparing an incremental run with a full one."""
+    return {
+        "researcher_metrics": conn.execute(
+            "SELECT researcher_id, papers_here, ext_source, ext_author_id, ext_h_index, ext_citations, ext_works,"
+            " ext_as_of, ext_records::text, archive_h_index, archive_citations, archive_works, archive_cited_papers,"
+            " archive_as_of, position_first, position_middle, position_last, position_papers_considered,"
+            " position_papers_total, categories::text, institutions::text, first_published, last_published"
+            " FROM wove.researcher_metrics ORDER BY researcher_id").fetchall(),
+        "researcher_coauthors": conn.execute(
+            "SELECT researcher_id, coauthor_id, papers FROM wove.researcher_coauthors ORDER BY 1, 2").fetchall(),
+        "institution_metrics": conn.execute(
+            "SELECT institution_id, papers, researchers, citations, first_published, last_published"
+            " FROM wove.institution_metrics ORDER BY 1").fetchall(),
+    }

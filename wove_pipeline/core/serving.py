@@ -1,0 +1,759 @@
+"""The serving schema: atomic publish, Parquet export, page payloads and route resolution.
+
+Publish (``publish``): in ONE transaction, build every serving table in a fresh schema
+``serving_build`` from the core tables (``wove.*``, metrics included), index it, grant it
+to ``wove_reader``, move the SQL functions other stages keep in ``serving`` (e.g.
+``serving.search_papers`` and ``serving.related_papers`` from 0003) into it, then rename
+``serving`` -> ``serving_old_<n>`` and ``serving_build`` -> ``serving``. A consumer's
+statement sees the old publication or the new one, never a mix. The old schema is dropped
+afterwards in its own transaction (readers still on it are waited for, never broken).
+
+Contract: docs/data-contract.md. Page payloads (``researcher_page``, ``paper_page``,
+``institution_page``) are one SQL statement each.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from wove_pipeline.core import db
+from wove_pipeline.core.tex import arxiv_id_from_slug, try_normalize_arxiv_id
+
+SCHEMA = "serving"
+BUILD_SCHEMA = "serving_build"
+OLD_PREFIX = "serving_old_"
+SCHEMA_VERSION = "1.0"
+READER_ROLE = "wove_reader"
+PER_PAGE = 24
+SAME_NAME_LIMIT = 50
+COAUTHOR_LIMIT = 50
+LATEST_LIMIT = 100
+LOCK_KEY = "wove-serving-publish"
+
+# Tables in build order (the Parquet export writes these, in this order).
+TABLES = (
+    "papers", "paper_routes", "researchers", "researcher_papers", "researcher_coauthors",
+    "researcher_routes", "institutions", "institution_papers", "institution_researchers",
+    "institution_routes", "publication",
+)
+VIEWS = ("latest_papers", "sitemap", "researcher_same_name")
+
+_PAPER_RECORD = """jsonb_build_object(
+    'arxiv_id', p.arxiv_id, 'slug', p.slug, 'title', p.title, 'abstract', p.abstract,
+    'authors', p.authors_display, 'categories', to_jsonb(p.categories), 'primary_category', p.primary_category,
+    'published', p.published, 'abs_url', p.abs_url, 'pdf_url', p.pdf_url,
+    'cited_by_count', pc.cited_by_count,
+    'analysed', false, 'summary', NULL,
+    'topics', CASE WHEN jsonb_array_length(coalesce(o.topics, '[]'::jsonb)) > 0 THEN o.topics END,
+    'research_field', o.primary_topic -> 'field' ->> 'display_name',
+    'paper_type', NULL, 'novelty', NULL, 'significance_score', NULL)"""
+
+# Build statements; {s} is the build schema (a constant of this module, never data).
+_BUILD = [
+    # ---------------------------------------------------------------- papers
+    f"""
+    CREATE TABLE {{s}}.papers AS
+    SELECT p.arxiv_id, p.slug, p.title, p.title_tex, p.abstract, p.abstract_tex,
+           p.authors_display AS authors,
+           coalesce(al.author_list, '[]'::jsonb) AS author_list,
+           p.categories, p.primary_category, p.published, p.updated, p.current_version, p.is_old_style,
+           p.withdrawn, p.dois, p.journal_ref, p.comments, p.license, p.abs_url, p.pdf_url,
+           pc.cited_by_count, pc.source AS cited_by_source, pc.as_of AS cited_by_as_of,
+           false AS analysed, NULL::text AS summary,
+           CASE WHEN jsonb_array_length(coalesce(o.topics, '[]'::jsonb)) > 0 THEN o.topics END AS topics,
+           o.primary_topic -> 'field' ->> 'display_name' AS research_field,
+           NULL::text AS paper_type, NULL::text AS novelty, NULL::double precision AS significance_score,
+           {_PAPER_RECORD} AS record
+    FROM wove.papers p
+    LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = p.arxiv_id
+    LEFT JOIN wove.openalex_works o ON o.arxiv_id = p.arxiv_id
+    LEFT JOIN (
+        SELECT pa.arxiv_id,
+               jsonb_agg(jsonb_build_object(
+                   'position', pa.position,
+                   'name', CASE WHEN pa.is_collaboration THEN pa.keyname
+                                ELSE concat_ws(' ', pa.forenames, pa.keyname, pa.suffix) END,
+                   'researcher_id', rm.researcher_id,
+                   'researcher_slug', CASE WHEN r.researcher_id IS NOT NULL
+                                           THEN r.researcher_id || '-' || wove.name_slug(r.display_name) END)
+                         ORDER BY pa.position) AS author_list
+        FROM wove.paper_authors pa
+        LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
+        LEFT JOIN wove.researchers r ON r.researcher_id = rm.researcher_id
+        GROUP BY pa.arxiv_id
+    ) al ON al.arxiv_id = p.arxiv_id
+    """,
+    "ALTER TABLE {s}.papers ADD PRIMARY KEY (arxiv_id)",
+    "CREATE UNIQUE INDEX papers_slug_idx ON {s}.papers (slug)",
+    "CREATE INDEX papers_published_idx ON {s}.papers (published DESC, arxiv_id DESC)",
+    """
+    CREATE TABLE {s}.paper_routes AS
+    SELECT DISTINCT ON (route_key) route_key, arxiv_id FROM (
+        SELECT arxiv_id AS route_key, arxiv_id, 0 AS prio FROM {s}.papers
+        UNION ALL SELECT slug, arxiv_id, 1 FROM {s}.papers
+        UNION ALL SELECT replace(arxiv_id, '/', '-'), arxiv_id, 2 FROM {s}.papers WHERE is_old_style
+    ) k ORDER BY route_key, prio, arxiv_id
+    """,
+    "ALTER TABLE {s}.paper_routes ADD PRIMARY KEY (route_key)",
+    # ---------------------------------------------------------------- researchers
+    """
+    CREATE TABLE {s}.researchers AS
+    SELECT r.researcher_id, r.display_name,
+           r.researcher_id || '-' || wove.name_slug(r.display_name) AS slug,
+           r.normalized_name, r.orcid,
+           m.papers_here,
+           CASE WHEN m.ext_source IS NOT NULL THEN m.ext_h_index ELSE m.archive_h_index END AS h_index,
+           CASE WHEN m.ext_source IS NOT NULL THEN m.ext_citations ELSE m.archive_citations END AS citations,
+           CASE WHEN m.ext_source IS NOT NULL THEN m.ext_works ELSE m.archive_works END AS works_total,
+           coalesce(m.ext_source, 'archive') AS metrics_source,
+           m.ext_author_id AS metrics_source_id,
+           CASE WHEN m.ext_source IS NOT NULL THEN m.ext_as_of ELSE m.archive_as_of END AS metrics_as_of,
+           m.archive_h_index, m.archive_citations, m.archive_works, m.archive_as_of,
+           m.position_first, m.position_middle, m.position_last,
+           m.position_papers_considered, m.position_papers_total,
+           m.categories AS fields,
+           coalesce((
+               SELECT jsonb_agg(jsonb_build_object(
+                          'institution_id', x.institution_id, 'name', i.display_name, 'ror', i.ror,
+                          'slug', x.institution_id || '-' || coalesce(wove.name_slug(i.display_name), ''),
+                          'first_year', x.first_year, 'last_year', x.last_year, 'papers', x.papers, 'years', x.years)
+                      ORDER BY x.first_year, x.last_year, x.institution_id)
+               FROM jsonb_to_recordset(m.institutions)
+                    AS x(institution_id text, first_year int, last_year int, papers int, years int[])
+               LEFT JOIN wove.institutions i ON i.institution_id = x.institution_id
+           ), '[]'::jsonb) AS institutions,
+           r.s2_author_ids, r.openalex_author_ids,
+           ARRAY(SELECT label FROM (VALUES
+                    (1, 'Semantic Scholar', cardinality(r.s2_author_ids) > 0
+                                            OR m.ext_records @> '[{"source": "s2"}]'),
+                    (2, 'OpenAlex', cardinality(r.openalex_author_ids) > 0
+                                    OR m.ext_records @> '[{"source": "openalex"}]'),
+                    (3, 'ORCID', r.orcid IS NOT NULL)) v(k, label, present)
+                 WHERE present ORDER BY k) AS identity_sources,
+           m.ext_records AS external_records,
+           (SELECT count(*) FROM wove.researcher_coauthors c WHERE c.researcher_id = r.researcher_id)::int
+               AS coauthors_total,
+           m.first_published, m.last_published, m.computed_at AS metrics_computed_at
+    FROM wove.researchers r
+    JOIN wove.researcher_metrics m ON m.researcher_id = r.researcher_id
+    """,
+    "ALTER TABLE {s}.researchers ADD PRIMARY KEY (researcher_id)",
+    "CREATE INDEX researchers_same_name_idx ON {s}.researchers (normalized_name, papers_here DESC, researcher_id)",
+    "ALTER TABLE {s}.researchers ADD COLUMN description text, ADD COLUMN json_ld jsonb",
+    """
+    UPDATE {s}.researchers SET
+        description = display_name || ': ' || papers_here || ' papers in this archive · h-index '
+                      || coalesce(h_index::text, '0') || '.',
+        json_ld = jsonb_build_array(
+            jsonb_strip_nulls(jsonb_build_object(
+                '@context', 'https://schema.org', '@type', 'Person', 'name', display_name,
+                'url', %(site)s || '/researchers/' || slug,
+                'identifier', researcher_id::text,
+                'sameAs', to_jsonb(
+                    ARRAY(SELECT 'https://www.semanticscholar.org/author/' || x FROM unnest(s2_author_ids) x)
+                    || ARRAY(SELECT 'https://openalex.org/' || x FROM unnest(openalex_author_ids) x)
+                    || CASE WHEN orcid IS NULL THEN '{}'::text[]
+                            WHEN orcid LIKE 'http%%' THEN ARRAY[orcid]
+                            ELSE ARRAY['https://orcid.org/' || orcid] END),
+                'affiliation', (SELECT jsonb_agg(jsonb_build_object('@type', 'Organization', 'name', e ->> 'name'))
+                                FROM jsonb_array_elements(institutions) e WHERE e ->> 'name' IS NOT NULL))),
+            jsonb_build_object(
+                '@context', 'https://schema.org', '@type', 'BreadcrumbList',
+                'itemListElement', jsonb_build_array(
+                    jsonb_build_object('@type', 'ListItem', 'position', 1, 'name', 'Researchers',
+                                       'item', %(site)s || '/researchers'),
+                    jsonb_build_object('@type', 'ListItem', 'position', 2, 'name', display_name,
+                                       'item', %(site)s || '/researchers/' || slug))))
+    """,
+    """
+    CREATE TABLE {s}.researcher_papers AS
+    SELECT DISTINCT ON (rm.researcher_id, rm.arxiv_id)
+           rm.researcher_id, rm.arxiv_id, rm.position, p.primary_category, p.published
+    FROM wove.researcher_mentions rm
+    JOIN {s}.researchers r ON r.researcher_id = rm.researcher_id
+    JOIN wove.papers p ON p.arxiv_id = rm.arxiv_id
+    ORDER BY rm.researcher_id, rm.arxiv_id, rm.position
+    """,
+    "ALTER TABLE {s}.researcher_papers ADD PRIMARY KEY (researcher_id, arxiv_id)",
+    "CREATE INDEX researcher_papers_newest_idx ON {s}.researcher_papers (researcher_id, published DESC, arxiv_id DESC)",
+    """CREATE INDEX researcher_papers_category_idx ON {s}.researcher_papers
+       (researcher_id, primary_category, published DESC, arxiv_id DESC)""",
+    """
+    CREATE TABLE {s}.researcher_coauthors AS
+    SELECT c.researcher_id, c.coauthor_id, c.papers
+    FROM wove.researcher_coauthors c
+    JOIN {s}.researchers a ON a.researcher_id = c.researcher_id
+    JOIN {s}.researchers b ON b.researcher_id = c.coauthor_id
+    """,
+    "ALTER TABLE {s}.researcher_coauthors ADD PRIMARY KEY (researcher_id, coauthor_id)",
+    "CREATE INDEX researcher_coauthors_top_idx ON {s}.researcher_coauthors (researcher_id, papers DESC, coauthor_id)",
+    # every live id resolves to itself; retired ids follow their redirect chain to a live id
+    """
+    CREATE TABLE {s}.researcher_routes AS
+    WITH RECURSIVE chain(route_id, target, depth) AS (
+        SELECT old_id, new_id, 1 FROM wove.researcher_redirects
+        UNION ALL
+        SELECT c.route_id, rr.new_id, c.depth + 1
+        FROM chain c JOIN wove.researcher_redirects rr ON rr.old_id = c.target
+        WHERE c.depth < 32
+    )
+    SELECT researcher_id AS route_id, researcher_id, false AS redirected FROM {s}.researchers
+    UNION ALL
+    SELECT DISTINCT ON (c.route_id) c.route_id, c.target, true
+    FROM chain c JOIN {s}.researchers r ON r.researcher_id = c.target
+    WHERE NOT EXISTS (SELECT 1 FROM {s}.researchers x WHERE x.researcher_id = c.route_id)
+    ORDER BY 1, 3 DESC
+    """,
+    "ALTER TABLE {s}.researcher_routes ADD PRIMARY KEY (route_id)",
+    # ---------------------------------------------------------------- institutions
+    """
+    CREATE TABLE {s}.institutions AS
+    SELECT i.institution_id, i.display_name,
+           i.institution_id || '-' || coalesce(wove.name_slug(i.display_name), '') AS slug,
+           i.ror, i.country_code, i.type, i.aliases, i.homepage_url, i.city,
+           coalesce(m.papers, 0) AS papers, coalesce(m.researchers, 0) AS researchers,
+           coalesce(m.citations, 0) AS citations, m.first_published, m.last_published,
+           i.works_count AS openalex_works_count, i.cited_by_count AS openalex_cited_by_count, i.as_of
+    FROM wove.institutions i
+    LEFT JOIN wove.institution_metrics m ON m.institution_id = i.institution_id
+    """,
+    "ALTER TABLE {s}.institutions ADD PRIMARY KEY (institution_id)",
+    """
+    CREATE TABLE {s}.institution_papers AS
+    SELECT DISTINCT i.institution_id, s.arxiv_id, p.published
+    FROM {s}.institutions i
+    JOIN wove.metrics_paper_state s ON s.institution_ids @> ARRAY[i.institution_id]
+    JOIN wove.papers p ON p.arxiv_id = s.arxiv_id
+    """,
+    "ALTER TABLE {s}.institution_papers ADD PRIMARY KEY (institution_id, arxiv_id)",
+    "CREATE INDEX institution_papers_newest_idx ON {s}.institution_papers (institution_id, published DESC, arxiv_id DESC)",
+    """
+    CREATE TABLE {s}.institution_researchers AS
+    SELECT x.institution_id, rm.researcher_id, count(DISTINCT a.arxiv_id)::int AS papers
+    FROM wove.authorships a
+    CROSS JOIN LATERAL unnest(a.institution_ids) AS x(institution_id)
+    JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
+    JOIN {s}.institutions i ON i.institution_id = x.institution_id
+    JOIN {s}.researchers r ON r.researcher_id = rm.researcher_id
+    GROUP BY 1, 2
+    """,
+    "ALTER TABLE {s}.institution_researchers ADD PRIMARY KEY (institution_id, researcher_id)",
+    "CREATE INDEX institution_researchers_top_idx ON {s}.institution_researchers (institution_id, papers DESC, researcher_id)",
+    # route keys: id, ROR (full URL, host/path, bare), slug, display name, aliases. A key
+    # shared by several institutions goes to the strongest kind, then the most papers.
+    """
+    CREATE FUNCTION {s}.route_key(text) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+        RETURN lower(regexp_replace(btrim(public.unaccent('public.unaccent'::regdictionary, $1)), '\\s+', ' ', 'g'))
+    """,
+    """
+    CREATE TABLE {s}.institution_routes AS
+    SELECT DISTINCT ON (route_key) route_key, institution_id, kind FROM (
+        SELECT {s}.route_key(institution_id) AS route_key, institution_id, 'id' AS kind, 0 AS prio, papers
+        FROM {s}.institutions
+        UNION ALL SELECT {s}.route_key(slug), institution_id, 'slug', 1, papers FROM {s}.institutions
+        UNION ALL SELECT {s}.route_key(ror), institution_id, 'ror', 2, papers FROM {s}.institutions WHERE ror IS NOT NULL
+        UNION ALL SELECT {s}.route_key(regexp_replace(ror, '^https?://', '')), institution_id, 'ror', 2, papers
+                  FROM {s}.institutions WHERE ror IS NOT NULL
+        UNION ALL SELECT {s}.route_key(regexp_replace(ror, '^(https?://)?ror\\.org/', '')), institution_id, 'ror', 2, papers
+                  FROM {s}.institutions WHERE ror IS NOT NULL
+        UNION ALL SELECT {s}.route_key(display_name), institution_id, 'name', 3, papers
+                  FROM {s}.institutions WHERE display_name IS NOT NULL
+        UNION ALL SELECT {s}.route_key(a), institution_id, 'alias', 4, papers
+                  FROM {s}.institutions, unnest(aliases) AS a
+    ) k
+    WHERE route_key <> ''
+    ORDER BY route_key, prio, papers DESC, institution_id
+    """,
+    "ALTER TABLE {s}.institution_routes ADD PRIMARY KEY (route_key)",
+    # ---------------------------------------------------------------- views
+    f"""
+    CREATE VIEW {{s}}.latest_papers AS
+    SELECT arxiv_id, slug, title, authors, abstract, primary_category, categories, published, updated,
+           abs_url, pdf_url, record
+    FROM {{s}}.papers WHERE NOT withdrawn
+    ORDER BY published DESC, arxiv_id DESC
+    LIMIT {LATEST_LIMIT}
+    """,
+    """
+    CREATE VIEW {s}.sitemap AS
+    SELECT 'paper' AS kind, '/papers/' || slug AS loc, updated AS lastmod FROM {s}.papers
+    UNION ALL SELECT 'researcher', '/researchers/' || slug, last_published FROM {s}.researchers
+    UNION ALL SELECT 'institution', '/institutions/' || slug, last_published FROM {s}.institutions WHERE papers > 0
+    """,
+    """
+    CREATE VIEW {s}.researcher_same_name AS
+    SELECT a.researcher_id, b.researcher_id AS same_name_id, b.display_name, b.slug, b.papers_here, b.h_index
+    FROM {s}.researchers a
+    JOIN {s}.researchers b ON b.normalized_name = a.normalized_name AND b.researcher_id <> a.researcher_id
+    """,
+]
+
+_COMMENTS = {
+    "papers": "One row per arXiv paper; `record` is the paper record as served (SEED.md).",
+    "paper_routes": "Route keys (arXiv id, slug, old-style id with '-') -> arxiv_id.",
+    "researchers": "One row per researcher with at least one paper here: headline metrics, positions, fields, identity, JSON-LD.",
+    "researcher_papers": "Each researcher's papers (one row per paper) for the paginated, category-filtered list.",
+    "researcher_coauthors": "Co-author edges (both directions) with the number of shared papers.",
+    "researcher_routes": "Every live researcher id and every retired id (via redirects) -> the live researcher_id.",
+    "institutions": "Institutions (OpenAlex id, ROR) with papers, researchers and citations in this archive.",
+    "institution_papers": "Papers with an authorship at each institution.",
+    "institution_researchers": "Researchers with an authorship at each institution, with paper counts.",
+    "institution_routes": "Route keys (id, slug, ROR, name, alias; normalized with serving.route_key) -> institution_id.",
+    "publication": "The publication this schema holds: when, from what, schema version, row counts.",
+}
+
+
+# ---------------------------------------------------------------------------------------
+# publish
+
+
+def _ident(schema: str, name: str) -> sql.Composable:
+    return sql.Identifier(schema, name)
+
+
+def _move_foreign_objects(conn: psycopg.Connection) -> list[str]:
+    """Move functions other stages define in `serving` (0003's search functions) into the
+    build schema, so they survive the swap with their grants and comments."""
+    mine = {"route_key"}
+    moved = []
+    rows = db.fetch_all(conn, """
+        SELECT p.oid::regprocedure::text AS signature, p.proname, p.prokind
+        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = %s""", (SCHEMA,))
+    for r in rows:
+        if r["proname"] in mine:
+            continue
+        kind = "PROCEDURE" if r["prokind"] == "p" else "FUNCTION"
+        # regprocedure text is schema-qualified with the search path; qualify explicitly
+        signature = r["signature"]
+        if not signature.startswith(f"{SCHEMA}."):
+            signature = f"{SCHEMA}.{signature}"
+        conn.execute(sql.SQL(f"ALTER {kind} {{}} SET SCHEMA {{}}").format(
+            sql.SQL(signature), sql.Identifier(BUILD_SCHEMA)))
+        moved.append(r["proname"])
+    return moved
+
+
+def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | None = None,
+            drop_old: bool = True) -> dict[str, Any]:
+    """Build the serving schema and swap it in atomically; optionally export Parquet.
+
+    Returns {"publication_id", "published_at", "row_counts", "moved_functions", "export"}.
+    """
+    with db.connect(url, autocommit=True) as conn:
+        with conn.transaction():
+            db.advisory_lock(conn, LOCK_KEY)
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(BUILD_SCHEMA)))
+            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(BUILD_SCHEMA)))
+            for statement in _BUILD:
+                params = {"site": site_url.rstrip("/")} if "%(site)s" in statement else None
+                conn.execute(statement.replace("{s}", BUILD_SCHEMA), params)
+            published_at = db.fetch_value(conn, "SELECT now()")
+            counts = {}
+            for t in TABLES:
+                if t == "publication":
+                    continue
+                counts[t] = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(_ident(BUILD_SCHEMA, t)))
+            as_of = db.fetch_value(conn, "SELECT max(oai_datestamp) FROM wove.papers")
+            metrics_at = db.fetch_value(conn, "SELECT max(started_at) FROM wove.metrics_runs")
+            publication_id = int(published_at.timestamp() * 1000)
+            conn.execute(sql.SQL(
+                "CREATE TABLE {} (publication_id bigint PRIMARY KEY, published_at timestamptz NOT NULL,"
+                " schema_version text NOT NULL, as_of date, metrics_computed_at timestamptz,"
+                " row_counts jsonb NOT NULL)").format(_ident(BUILD_SCHEMA, "publication")))
+            conn.execute(sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s)").format(
+                _ident(BUILD_SCHEMA, "publication")),
+                (publication_id, published_at, SCHEMA_VERSION, as_of, metrics_at, json.dumps(counts)))
+            counts["publication"] = 1
+            for t, text in _COMMENTS.items():
+                conn.execute(sql.SQL("COMMENT ON TABLE {} IS {}").format(_ident(BUILD_SCHEMA, t), sql.Literal(text)))
+            for t in TABLES:
+                conn.execute(sql.SQL("ANALYZE {}").format(_ident(BUILD_SCHEMA, t)))
+            conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(
+                sql.Identifier(BUILD_SCHEMA), sql.Identifier(READER_ROLE)))
+            conn.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(
+                sql.Identifier(BUILD_SCHEMA), sql.Identifier(READER_ROLE)))
+            moved = _move_foreign_objects(conn)
+            old = f"{OLD_PREFIX}{publication_id}"
+            if db.fetch_value(conn, "SELECT 1 FROM pg_namespace WHERE nspname = %s", (SCHEMA,)):
+                conn.execute(sql.SQL("ALTER SCHEMA {} RENAME TO {}").format(sql.Identifier(SCHEMA), sql.Identifier(old)))
+            conn.execute(sql.SQL("ALTER SCHEMA {} RENAME TO {}").format(sql.Identifier(BUILD_SCHEMA), sql.Identifier(SCHEMA)))
+        if drop_old:
+            drop_old_schemas(conn)
+    result: dict[str, Any] = {"publication_id": publication_id, "published_at": published_at,
+                              "row_counts": counts, "moved_functions": moved, "export": None}
+    if export_dir is not None:
+        result["export"] = export_parquet(url, export_dir)
+    return result
+
+
+def drop_old_schemas(conn: psycopg.Connection, lock_timeout_ms: int = 5000) -> list[str]:
+    """Drop the schemas earlier publishes swapped out (each in its own transaction; one
+    still read by a long query is left for the next publish). ``conn`` is in autocommit mode."""
+    dropped = []
+    names = [r[0] for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s",
+                                        (OLD_PREFIX.replace("_", r"\_") + "%",))]
+    for name in names:
+        try:
+            with conn.transaction():
+                conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{lock_timeout_ms}ms")))
+                conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(name)))
+            dropped.append(name)
+        except psycopg.errors.LockNotAvailable:
+            continue
+    return dropped
+
+
+def create_reader_login(conn: psycopg.Connection, name: str, password: str | None = None) -> None:
+    """A login role that reads the serving schema through wove_reader (and nothing else)."""
+    statement = sql.SQL("CREATE ROLE {} LOGIN IN ROLE {}").format(sql.Identifier(name), sql.Identifier(READER_ROLE))
+    if password is not None:
+        statement = sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
+            sql.Identifier(name), sql.Literal(password), sql.Identifier(READER_ROLE))
+    conn.execute(statement)
+
+
+# ---------------------------------------------------------------------------------------
+# Parquet export
+
+_ARROW_TYPES = {
+    "text": "string", "bigint": "int64", "integer": "int32", "boolean": "bool", "date": "date32",
+    "double precision": "float64", "real": "float32", "jsonb": "string", "timestamp with time zone": "timestamp",
+    "text[]": "list<string>", "bigint[]": "list<int64>", "integer[]": "list<int32>",
+}
+
+
+def _arrow_type(pg_type: str):
+    import pyarrow as pa
+
+    kind = _ARROW_TYPES.get(pg_type, "string")
+    return {
+        "string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "bool": pa.bool_(), "date32": pa.date32(),
+        "float64": pa.float64(), "float32": pa.float32(), "timestamp": pa.timestamp("us", tz="UTC"),
+        "list<string>": pa.list_(pa.string()), "list<int64>": pa.list_(pa.int64()), "list<int32>": pa.list_(pa.int32()),
+    }[kind]
+
+
+def export_parquet(url: str, directory: str | os.PathLike, batch_rows: int = 50_000) -> dict[str, Any]:
+    """Write every serving table as <table>.parquet plus manifest.json (row counts, as-of,
+    schema version), all read from one snapshot. The manifest is written last: a reader
+    that finds it finds every file complete."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / "manifest.json"
+    if manifest_path.exists():
+        manifest_path.unlink()  # files are about to change: no manifest until they all are
+    tables: dict[str, Any] = {}
+    with db.connect(url, autocommit=True) as conn, conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        pub = db.fetch_all(conn, "SELECT * FROM serving.publication")[0]
+        for table in TABLES:
+            cols = db.fetch_all(conn, """
+                SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
+                FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = %s AND c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped
+                ORDER BY a.attnum""", (SCHEMA, table))
+            schema = pa.schema([(c["name"], _arrow_type(c["type"])) for c in cols])
+            select = sql.SQL(", ").join(
+                sql.SQL("{}::text").format(sql.Identifier(c["name"])) if c["type"] in ("jsonb", "numeric")
+                or c["type"] not in _ARROW_TYPES else sql.Identifier(c["name"])
+                for c in cols)
+            final = out / f"{table}.parquet"
+            tmp = out / f".{table}.parquet.tmp"
+            rows = 0
+            with pq.ParquetWriter(tmp, schema) as writer, conn.cursor(name=f"export_{table}") as cur:
+                cur.itersize = batch_rows
+                cur.execute(sql.SQL("SELECT {} FROM {}").format(select, _ident(SCHEMA, table)))
+                while True:
+                    batch = cur.fetchmany(batch_rows)
+                    if not batch:
+                        break
+                    columns = list(zip(*batch))
+                    writer.write_table(pa.Table.from_arrays(
+                        [pa.array(list(col), type=f.type) for col, f in zip(columns, schema)], schema=schema))
+                    rows += len(batch)
+                if rows == 0:
+                    writer.write_table(schema.empty_table())
+            os.replace(tmp, final)
+            digest = hashlib.sha256(final.read_bytes()).hexdigest()
+            tables[table] = {"file": final.name, "rows": rows, "sha256": digest,
+                             "columns": [{"name": c["name"], "type": c["type"]} for c in cols]}
+    manifest = {
+        "schema_version": SCHEMA_VERSION,
+        "publication_id": pub["publication_id"],
+        "published_at": pub["published_at"].isoformat(),
+        "as_of": pub["as_of"].isoformat() if pub["as_of"] else None,
+        "exported_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+        "tables": tables,
+    }
+    tmp = out / ".manifest.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2))
+    os.replace(tmp, manifest_path)
+    return {"directory": str(out), "manifest": str(manifest_path), "rows": {t: v["rows"] for t, v in tables.items()}}
+
+
+# ---------------------------------------------------------------------------------------
+# route resolution
+
+
+def resolve_paper(conn: psycopg.Connection, key: str) -> dict | None:
+    """A paper route segment (new or old id, with or without version/prefix, or a slug,
+    even with a stale title part) -> {arxiv_id, slug, redirect}. ``redirect`` is true when
+    the segment is not the canonical slug."""
+    key = (key or "").strip().strip("/")
+    if key.startswith("papers/"):
+        key = key[len("papers/"):]
+    tries = [key]
+    for candidate in (try_normalize_arxiv_id(key), arxiv_id_from_slug(key)):
+        if candidate and candidate not in tries:
+            tries.append(candidate)
+    rows = db.fetch_all(conn, """
+        SELECT r.route_key, p.arxiv_id, p.slug FROM serving.paper_routes r
+        JOIN serving.papers p ON p.arxiv_id = r.arxiv_id WHERE r.route_key = ANY(%s)""", (tries,))
+    if not rows:
+        return None
+    by_key = {r["route_key"]: r for r in rows}
+    hit = next(by_key[t] for t in tries if t in by_key)
+    return {"arxiv_id": hit["arxiv_id"], "slug": hit["slug"], "redirect": key != hit["slug"]}
+
+
+_LEADING_INT = re.compile(r"^\s*(\d+)(?:-|$)")
+
+
+def resolve_researcher(conn: psycopg.Connection, key: str | int) -> dict | None:
+    """``<id>`` or ``<id>-<anything>`` -> {researcher_id, slug, redirect}; retired ids follow redirects."""
+    m = _LEADING_INT.match(str(key))
+    if not m:
+        return None
+    rows = db.fetch_all(conn, """
+        SELECT r.researcher_id, r.slug, rr.redirected FROM serving.researcher_routes rr
+        JOIN serving.researchers r ON r.researcher_id = rr.researcher_id WHERE rr.route_id = %s""", (int(m.group(1)),))
+    if not rows:
+        return None
+    row = rows[0]
+    return {"researcher_id": row["researcher_id"], "slug": row["slug"],
+            "redirect": bool(row["redirected"]) or str(key).strip() != row["slug"]}
+
+
+def resolve_institution(conn: psycopg.Connection, key: str) -> dict | None:
+    """An internal id, a slug, a ROR id (URL or bare), a name or an alias -> {institution_id, slug, kind}."""
+    key = (key or "").strip()
+    rows = db.fetch_all(conn, """
+        SELECT i.institution_id, i.slug, r.kind FROM serving.institution_routes r
+        JOIN serving.institutions i ON i.institution_id = r.institution_id
+        WHERE r.route_key = serving.route_key(%s)""", (key,))
+    if not rows:
+        m = re.match(r"^(I\d+)(?:-|$)", key, re.I)  # a slug with a stale name part
+        if m:
+            rows = db.fetch_all(conn, """
+                SELECT i.institution_id, i.slug, 'id' AS kind FROM serving.institutions i
+                WHERE lower(i.institution_id) = lower(%s)""", (m.group(1),))
+    if not rows:
+        return None
+    return {"institution_id": rows[0]["institution_id"], "slug": rows[0]["slug"], "kind": rows[0]["kind"]}
+
+
+# ---------------------------------------------------------------------------------------
+# page payloads (one statement each)
+
+RESEARCHER_PAGE_SQL = """
+WITH route AS (
+    SELECT researcher_id, redirected FROM serving.researcher_routes WHERE route_id = %(id)s
+),
+r AS (
+    SELECT x.*, route.redirected FROM serving.researchers x JOIN route ON route.researcher_id = x.researcher_id
+),
+listed AS (
+    SELECT rp.arxiv_id, rp.published FROM serving.researcher_papers rp, r
+    WHERE rp.researcher_id = r.researcher_id AND (%(category)s::text IS NULL OR rp.primary_category = %(category)s)
+    ORDER BY rp.published DESC, rp.arxiv_id DESC
+    LIMIT %(limit)s OFFSET %(offset)s
+)
+SELECT to_jsonb(r) AS researcher,
+       (SELECT count(*) FROM serving.researcher_papers rp
+        WHERE rp.researcher_id = r.researcher_id
+          AND (%(category)s::text IS NULL OR rp.primary_category = %(category)s)) AS total,
+       (SELECT coalesce(jsonb_agg(p.record ORDER BY l.published DESC, l.arxiv_id DESC), '[]'::jsonb)
+        FROM listed l JOIN serving.papers p ON p.arxiv_id = l.arxiv_id) AS items,
+       (SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.researcher_id, 'display_name', s.display_name,
+                                                     'slug', s.slug, 'papers', s.papers_here, 'h_index', s.h_index)
+                                  ORDER BY s.papers_here DESC, s.researcher_id), '[]'::jsonb)
+        FROM (SELECT * FROM serving.researchers s
+              WHERE s.normalized_name = r.normalized_name AND s.researcher_id <> r.researcher_id
+              ORDER BY s.papers_here DESC, s.researcher_id LIMIT %(same_name_limit)s) s) AS same_name,
+       (SELECT count(*) FROM serving.researchers s
+        WHERE s.normalized_name = r.normalized_name AND s.researcher_id <> r.researcher_id) AS same_name_total,
+       (SELECT coalesce(jsonb_agg(jsonb_build_object('id', c.coauthor_id, 'name', o.display_name,
+                                                     'slug', o.slug, 'count', c.papers)
+                                  ORDER BY c.papers DESC, c.coauthor_id), '[]'::jsonb)
+        FROM (SELECT * FROM serving.researcher_coauthors c WHERE c.researcher_id = r.researcher_id
+              ORDER BY c.papers DESC, c.coauthor_id LIMIT %(coauthor_limit)s) c
+        JOIN serving.researchers o ON o.researcher_id = c.coauthor_id) AS coauthors
+FROM r
+"""
+
+
+def researcher_page(conn: psycopg.Connection, researcher_id: int, *, category: str | None = None,
+                    page: int = 1, per_page: int = PER_PAGE) -> dict | None:
+    """The researcher page's payload (SEED.md), or None when the id is unknown."""
+    page = max(1, int(page))
+    rows = db.fetch_all(conn, RESEARCHER_PAGE_SQL, {
+        "id": int(researcher_id), "category": category, "limit": per_page, "offset": (page - 1) * per_page,
+        "same_name_limit": SAME_NAME_LIMIT, "coauthor_limit": COAUTHOR_LIMIT})
+    if not rows:
+        return None
+    row = rows[0]
+    r = row["researcher"]
+    total = int(row["total"])
+    return {
+        "id": r["researcher_id"],
+        "requested_id": int(researcher_id),
+        "redirected": bool(r["redirected"]),
+        "display_name": r["display_name"],
+        "slug": r["slug"],
+        "url": f"/researchers/{r['slug']}",
+        "papers_here": r["papers_here"],
+        "h_index": r["h_index"],
+        "citations": r["citations"],
+        "works_total": r["works_total"],
+        "metrics_source": r["metrics_source"],
+        "metrics_source_id": r["metrics_source_id"],
+        "metrics_as_of": r["metrics_as_of"],
+        "archive": {"h_index": r["archive_h_index"], "citations": r["archive_citations"],
+                    "works": r["archive_works"], "as_of": r["archive_as_of"]},
+        "author_position": {"first": r["position_first"], "middle": r["position_middle"], "last": r["position_last"],
+                            "papers_considered": r["position_papers_considered"],
+                            "papers_total": r["position_papers_total"]},
+        "fields": r["fields"],
+        "same_name": row["same_name"],
+        "same_name_total": int(row["same_name_total"]),
+        "identity": {"sources": r["identity_sources"], "s2_author_ids": r["s2_author_ids"],
+                     "openalex_author_ids": r["openalex_author_ids"], "orcid": r["orcid"],
+                     "external_records": r["external_records"]},
+        "coauthors": row["coauthors"],
+        "coauthors_total": r["coauthors_total"],
+        "institutions": r["institutions"],
+        "papers": {"category": category, "items": row["items"], "page": page, "per_page": per_page,
+                   "total_pages": math.ceil(total / per_page) if total else 0, "total": total},
+        "description": r["description"],
+        "json_ld": r["json_ld"],
+        "first_published": r["first_published"],
+        "last_published": r["last_published"],
+    }
+
+
+PAPER_PAGE_SQL = """
+SELECT p.record, p.author_list, p.updated, p.withdrawn, p.dois, p.journal_ref, p.comments, p.license,
+       p.cited_by_source, p.cited_by_as_of, p.abstract_tex, p.title_tex, p.current_version, p.is_old_style
+FROM serving.papers p WHERE p.arxiv_id = %(id)s
+"""
+
+
+def paper_page(conn: psycopg.Connection, key: str, *, site_url: str = "") -> dict | None:
+    """The paper page payload: the paper record as served (SEED.md) plus page extras."""
+    route = resolve_paper(conn, key)
+    if route is None:
+        return None
+    rows = db.fetch_all(conn, PAPER_PAGE_SQL, {"id": route["arxiv_id"]})
+    row = rows[0]
+    record = dict(row["record"])
+    url = f"{site_url.rstrip('/')}/papers/{record['slug']}"
+    authors = row["author_list"]
+    record.update({
+        "url": f"/papers/{record['slug']}",
+        "redirect": route["redirect"],
+        "author_list": authors,
+        "authors_short": _short_authors([a["name"] for a in authors]) if authors else record["authors"],
+        "updated": row["updated"], "withdrawn": row["withdrawn"], "dois": row["dois"],
+        "journal_ref": row["journal_ref"], "comments": row["comments"], "license": row["license"],
+        "cited_by_source": row["cited_by_source"], "cited_by_as_of": row["cited_by_as_of"],
+        "title_tex": row["title_tex"], "abstract_tex": row["abstract_tex"],
+        "current_version": row["current_version"],
+        "json_ld": [
+            {"@context": "https://schema.org", "@type": "ScholarlyArticle", "headline": record["title"],
+             "name": record["title"], "url": url, "identifier": f"arXiv:{record['arxiv_id']}",
+             "datePublished": record["published"], "abstract": record["abstract"],
+             "author": [{"@type": "Person", "name": a["name"],
+                         **({"url": f"{site_url.rstrip('/')}/researchers/{a['researcher_slug']}"}
+                            if a.get("researcher_slug") else {})} for a in authors]},
+            {"@context": "https://schema.org", "@type": "BreadcrumbList", "itemListElement": [
+                {"@type": "ListItem", "position": 1, "name": "Papers", "item": f"{site_url.rstrip('/')}/papers"},
+                {"@type": "ListItem", "position": 2, "name": record["title"], "item": url}]},
+        ],
+    })
+    return record
+
+
+def _short_authors(names: list[str]) -> str:
+    """"Kai Zhang, Peng Wang, Sai Bi et al." (SEED.md: abbreviate after three names)."""
+    return ", ".join(names[:3]) + (" et al." if len(names) > 3 else "")
+
+
+INSTITUTION_PAGE_SQL = """
+SELECT to_jsonb(i) AS institution,
+       (SELECT coalesce(jsonb_agg(jsonb_build_object('id', r.researcher_id, 'name', r.display_name, 'slug', r.slug,
+                                                     'papers', x.papers) ORDER BY x.papers DESC, x.researcher_id),
+                        '[]'::jsonb)
+        FROM (SELECT * FROM serving.institution_researchers x WHERE x.institution_id = i.institution_id
+              ORDER BY x.papers DESC, x.researcher_id LIMIT %(limit)s) x
+        JOIN serving.researchers r ON r.researcher_id = x.researcher_id) AS researchers_top,
+       (SELECT coalesce(jsonb_agg(p.record ORDER BY x.published DESC, x.arxiv_id DESC), '[]'::jsonb)
+        FROM (SELECT * FROM serving.institution_papers x WHERE x.institution_id = i.institution_id
+              ORDER BY x.published DESC, x.arxiv_id DESC LIMIT %(limit)s) x
+        JOIN serving.papers p ON p.arxiv_id = x.arxiv_id) AS latest_papers
+FROM serving.institutions i WHERE i.institution_id = %(id)s
+"""
+
+
+def institution_page(conn: psycopg.Connection, key: str, *, site_url: str = "") -> dict | None:
+    route = resolve_institution(conn, key)
+    if route is None:
+        return None
+    row = db.fetch_all(conn, INSTITUTION_PAGE_SQL, {"id": route["institution_id"], "limit": PER_PAGE})[0]
+    i = row["institution"]
+    url = f"{site_url.rstrip('/')}/institutions/{i['slug']}"
+    return {
+        "id": i["institution_id"], "display_name": i["display_name"], "slug": i["slug"],
+        "url": f"/institutions/{i['slug']}", "resolved_by": route["kind"],
+        "ror": i["ror"], "country_code": i["country_code"], "type": i["type"], "aliases": i["aliases"],
+        "homepage_url": i["homepage_url"], "city": i["city"],
+        "papers": i["papers"], "researchers": i["researchers"], "citations": i["citations"],
+        "first_published": i["first_published"], "last_published": i["last_published"],
+        "openalex": {"works_count": i["openalex_works_count"], "cited_by_count": i["openalex_cited_by_count"],
+                     "as_of": i["as_of"]},
+        "top_researchers": row["researchers_top"],
+        "latest_papers": row["latest_papers"],
+        "description": f"{i['display_name']}: {i['papers']} papers and {i['researchers']} researchers in this archive.",
+        "json_ld": [
+            {"@context": "https://schema.org", "@type": "Organization", "name": i["display_name"], "url": url,
+             **({"sameAs": [i["ror"]]} if i["ror"] else {}), **({"alternateName": i["aliases"]} if i["aliases"] else {})},
+            {"@context": "https://schema.org", "@type": "BreadcrumbList", "itemListElement": [
+                {"@type": "ListItem", "position": 1, "name": "Institutions", "item": f"{site_url.rstrip('/')}/institutions"},
+                {"@type": "ListItem", "position": 2, "name": i["display_name"], "item": url}]},
+        ],
+    }
+
+
+def latest_papers(conn: psycopg.Connection, limit: int = 50) -> list[dict]:
+    return [r["record"] for r in db.fetch_all(conn, "SELECT record FROM serving.latest_papers LIMIT %s", (limit,))]
+
+
+def to_json(payload: Any) -> str:
+    """JSON text of a payload (dates and timestamps as ISO 8601)."""
+    return json.dumps(payload, default=lambda o: o.isoformat() if hasattr(o, "isoformat") else str(o),
+                      ensure_ascii=False, indent=2)
