@@ -21,7 +21,7 @@ demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(VENV)/bin/wove demo
 
 test: $(STAMP)
-	$(VENV)/bin/dagster definitions validate -w workspace.yaml
+	DAGSTER_HOME=$$(mktemp -d) $(VENV)/bin/dagster definitions validate -w workspace.yaml
 	HF_HUB_OFFLINE=1 $(VENV)/bin/pytest -q
 
 ui: $(STAMP)
@@ -31,7 +31,7 @@ bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(VENV)/bin/python -m bench
 
 validate: $(STAMP)
-	$(VENV)/bin/dagster definitions validate -w workspace.yaml
+	DAGSTER_HOME=$$(mktemp -d) $(VENV)/bin/dagster definitions validate -w workspace.yaml
 
 clean:
 	rm -rf .wove

@@ -25,3 +25,18 @@ def test_daily_schedule_targets_the_previous_day():
     schedule = defs.resolve_schedule_def("daily_harvest_schedule")
     requests = list(schedule.evaluate_tick(ctx).run_requests)
     assert [r.partition_key for r in requests] == ["2025-08-08"]
+
+
+def test_dagster_yaml_is_a_valid_instance_config(tmp_path, monkeypatch):
+    import shutil
+
+    from dagster._core.instance.config import dagster_instance_config
+
+    from wove_pipeline.runtime import REPO_ROOT
+
+    shutil.copyfile(REPO_ROOT / "dagster.yaml", tmp_path / "dagster.yaml")
+    monkeypatch.setenv("DAGSTER_PG_URL", "postgresql+psycopg2://u:p@127.0.0.1:1/dagster")
+    config, _ = dagster_instance_config(str(tmp_path))
+    assert config["concurrency"]["pools"]["default_limit"] == 1
+    assert config["run_retries"]["enabled"] is True
+    assert config["run_monitoring"]["enabled"] is True

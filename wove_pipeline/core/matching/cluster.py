@@ -500,8 +500,8 @@ def assign_incremental(
         nw = idx[idx >= n_old]
         if len(nw) == 0:
             continue
-        keys = np.array([data.mentions[i].sort_date for i in nw], dtype=object)
-        order = sorted(range(len(nw)), key=lambda k: keys[k], reverse=True)
+        keys = [data.mentions[i].sort_date for i in nw]
+        order = sorted(range(len(nw)), key=keys.__getitem__, reverse=True)
         bn = block_names(data, idx)
         run.assign(o, nw[order], bn)
     for m, l in zip(new_mentions, run.labels[n_old:]):

@@ -1,0 +1,91 @@
+"""Metrics and serving stage: researcher_metrics (incremental) -> serving (atomic publish)."""
+# (no `from __future__ import annotations` here: Dagster reads the context annotation at definition time)
+
+import dagster as dg
+
+from wove_pipeline.core import metrics as metrics_core
+from wove_pipeline.core import serving as serving_core
+from wove_pipeline.resources import DatabaseResource
+
+# Upstream stages by key, so this module imports none of them.
+METRICS_DEPS = [
+    dg.AssetKey("researchers"),
+    dg.AssetKey("authorships"),
+    dg.AssetKey("s2_papers"),
+    dg.AssetKey("openalex_works"),
+    dg.AssetKey("s2_authors"),
+    dg.AssetKey("openalex_authors"),
+    dg.AssetKey("institutions"),
+]
+
+
+class MetricsConfig(dg.Config):
+    full_recompute: bool = False  # rebuild every metric (same result as the incremental path)
+    overlap_hours: float = 24.0  # re-check rows stamped this long before the last run's watermark
+
+
+class ServingConfig(dg.Config):
+    export_dir: str | None = None  # also write the serving tables as Parquet + manifest.json here
+    site_url: str = ""  # prefix for absolute URLs in structured data (JSON-LD)
+
+
+@dg.asset(
+    deps=METRICS_DEPS,
+    group_name="serving",
+    kinds={"postgres"},
+    code_version="1",
+    description=(
+        "Researcher metrics (papers here; h-index, citations, works from the external author records with "
+        "source and as-of; the same over archive papers; author positions over fully matched papers; "
+        "primary-category counts; institutions over time), co-author edges and institution metrics, in "
+        "wove.researcher_metrics / researcher_coauthors / institution_metrics. Only researchers and "
+        "institutions touched by changed papers, citations, author records or matches are recomputed."
+    ),
+)
+def researcher_metrics(context: dg.AssetExecutionContext, config: MetricsConfig, database: DatabaseResource):
+    import datetime as dt
+
+    with database.transaction() as conn:
+        if config.full_recompute:
+            run = metrics_core.recompute_all(conn)
+        else:
+            run = metrics_core.update_metrics(conn, overlap=dt.timedelta(hours=config.overlap_hours))
+        total = conn.execute("SELECT count(*) FROM wove.researcher_metrics").fetchone()[0]
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": total,
+            "mode": run.mode,
+            "papers_changed": run.papers_changed,
+            "researchers_recomputed": run.researchers_recomputed,
+            "institutions_recomputed": run.institutions_recomputed,
+            "seconds": round(run.seconds, 3),
+        }
+    )
+
+
+@dg.asset(
+    deps=[researcher_metrics, dg.AssetKey("paper_embeddings")],
+    group_name="serving",
+    kinds={"postgres", "parquet"},
+    code_version="1",
+    description=(
+        "The serving schema consumers read (docs/data-contract.md): built in serving_build and swapped in "
+        "atomically, readable by the wove_reader role; optionally exported as Parquet with a manifest."
+    ),
+)
+def serving(context: dg.AssetExecutionContext, config: ServingConfig, database: DatabaseResource):
+    result = serving_core.publish(database.url, site_url=config.site_url, export_dir=config.export_dir)
+    counts = result["row_counts"]
+    metadata = {
+        "dagster/row_count": counts.get("papers", 0),
+        "row_counts": dg.MetadataValue.json(counts),
+        "publication_id": result["publication_id"],
+        "published_at": result["published_at"].isoformat(),
+        "schema_version": serving_core.SCHEMA_VERSION,
+        "carried_functions": dg.MetadataValue.json(result["moved_functions"]),
+    }
+    for table, n in counts.items():
+        metadata[f"rows/{table}"] = n
+    if result["export"]:
+        metadata["export_manifest"] = dg.MetadataValue.path(result["export"]["manifest"])
+    return dg.MaterializeResult(metadata=metadata)
