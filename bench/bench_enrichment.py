@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> None:
         with psycopg.connect(pg.admin_url, autocommit=True) as conn:
             conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
                 sql.Identifier(daily_db), sql.Identifier(urls.serving.split("?")[0].rsplit("/", 1)[-1])))
-        daily_url = urls.serving.split("?")[0].rsplit("/", 1)[0] + "/" + daily_db
+        head, _, query = urls.serving.partition("?")
+        daily_url = f"{head.rsplit('/', 1)[0]}/{daily_db}" + (f"?{query}" if query else "")
 
         def clients():
             return (SemanticScholarClient(server.url_for("s2"), min_interval_s=0),

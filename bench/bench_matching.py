@@ -144,9 +144,18 @@ def main(argv=None) -> None:
         blocks[m.block] = blocks.get(m.block, 0) + 1
     sizes = sorted(blocks.values(), reverse=True)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
+
+    def cpu() -> float:
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+    c1 = cpu()
     t1 = time.perf_counter()
     res = match_all(mentions, config=MatchConfig(workers=args.workers))
     t_match = time.perf_counter() - t1
+    c_match = cpu() - c1
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[:3]
     rss = max(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     ) / 1024 / 1024
@@ -159,6 +168,8 @@ def main(argv=None) -> None:
 | workers | {args.workers} |
 | synthesize corpus (not timed as matching) | {t_gen:.0f} s |
 | `match_all` wall time | **{t_match:.0f} s** ({len(mentions) / t_match:,.0f} mentions/s) |
+| `match_all` CPU time (all processes) | {c_match:.0f} s |
+| load average at the end (1/5/15 min; other jobs share the machine) | {" / ".join(load)} |
 | peak RSS (max of main process and workers, GiB) | **{rss:.2f}** (after synthesis: {rss_before:.2f}) |
 | clusters | {len(set(res.clusters.values())):,} |
 | B3 P / R / F1 on the synthetic truth | {q.precision:.4f} / {q.recall:.4f} / {q.f1:.4f} |

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 DEMO_DAYS = 7
+SANDBOX_CATCH_UP_DAYS = 45
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -20,7 +21,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     world = generate_world(seed=args.seed)
     last = world.start_day + dt.timedelta(days=args.days - 1)
-    with bring_up(world=world, serve_sandbox=True) as env:
+    # The sandbox clock sits weeks after the harvested days, as when a pipeline catches up:
+    # the upstreams have indexed most (not all) of those papers by then.
+    today = world.end_day + dt.timedelta(days=SANDBOX_CATCH_UP_DAYS)
+    with bring_up(world=world, serve_sandbox=True, sandbox_today=today) as env:
         print(f"serving database: {env.urls.serving}")
         print(f"sandbox arXiv:    {env.exported['ARXIV_OAI_URL']}")
         from wove_pipeline.report import print_summary
@@ -38,7 +42,8 @@ def _cmd_ui(args: argparse.Namespace) -> int:
     from wove_pipeline.sandbox.generator import generate_world
 
     world = generate_world(seed=args.seed) if not args.no_sandbox else None
-    with bring_up(world=world, serve_sandbox=world is not None) as env:
+    today = world.end_day + dt.timedelta(days=SANDBOX_CATCH_UP_DAYS) if world else None
+    with bring_up(world=world, serve_sandbox=world is not None, sandbox_today=today) as env:
         print(f"Dagster UI on http://{args.host}:{args.port} (Ctrl-C stops it, the sandbox and the database)")
         cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(REPO_ROOT / "workspace.yaml"),
                "-h", args.host, "-p", str(args.port)]

@@ -6,10 +6,11 @@ arxiv_records -> papers -> (enrichment, embeddings) -> authorships -> researcher
 
 import dagster as dg
 
-from wove_pipeline.assets import harvest
+from wove_pipeline.assets import enrichment, harvest
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
+from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 
-daily_assets = [harvest.arxiv_records, harvest.papers]
+daily_assets = [harvest.arxiv_records, harvest.papers, *enrichment.daily_enrichment_assets]
 
 daily_job = dg.define_asset_job(
     "daily_harvest",
@@ -26,12 +27,15 @@ GLOBAL_JOBS: list[str] = []
 daily_schedule = dg.build_schedule_from_partitioned_job(daily_job, hour_of_day=6, minute_of_hour=0)
 
 defs = dg.Definitions(
-    assets=daily_assets,
-    jobs=[daily_job],
-    schedules=[daily_schedule],
+    assets=[*daily_assets, *enrichment.refresh_assets],
+    jobs=[daily_job, enrichment.citation_refresh_job],
+    schedules=[daily_schedule, enrichment.citation_refresh_schedule],
     resources={
         "database": DatabaseResource(url=dg.EnvVar("WOVE_DATABASE_URL")),
         "raw_store": RawStoreResource(),
         "arxiv": ArxivResource(),
+        # Keys are read from S2_API_KEY / OPENALEX_API_KEY when a run starts, never at import.
+        "s2": SemanticScholarResource(),
+        "openalex": OpenAlexResource(),
     },
 )

@@ -55,7 +55,13 @@ def start_sandbox(world, *, today=None):
 
 
 def sandbox_env(server) -> dict[str, str]:
-    env = {"ARXIV_OAI_URL": server.url_for("arxiv"), "ARXIV_MIN_INTERVAL_S": "0"}
+    # The sandbox has no politeness limits to honour; the real hosts get their defaults.
+    env = {
+        "ARXIV_OAI_URL": server.url_for("arxiv"),
+        "ARXIV_MIN_INTERVAL_S": "0",
+        "S2_MIN_INTERVAL_S": "0",
+        "OPENALEX_MIN_INTERVAL_S": "0",
+    }
     for name, var in (("s2", "S2_API_URL"), ("openalex", "OPENALEX_API_URL")):
         try:
             env[var] = server.url_for(name)
@@ -64,7 +70,7 @@ def sandbox_env(server) -> dict[str, str]:
     return env
 
 
-def bring_up(*, world=None, serve_sandbox: bool = False) -> Environment:
+def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None) -> Environment:
     urls, embedded = resolve_database_urls()
     migrate(urls.serving)
     env = Environment(urls=urls, embedded=embedded, world=world)
@@ -74,7 +80,7 @@ def bring_up(*, world=None, serve_sandbox: bool = False) -> Environment:
         "WOVE_DATA_DIR": str(raw_data_dir()),
     }
     if serve_sandbox:
-        env.sandbox = start_sandbox(world)
+        env.sandbox = start_sandbox(world, today=sandbox_today)
         exported.update(sandbox_env(env.sandbox))
     exported["DAGSTER_HOME"] = str(prepare_dagster_home())
     os.environ.update(exported)

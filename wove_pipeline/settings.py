@@ -27,6 +27,8 @@ class UpstreamSettings:
     s2_api_url: str
     openalex_api_url: str
     arxiv_min_interval_s: float
+    s2_min_interval_s: float
+    openalex_min_interval_s: float
 
 
 def upstream_settings() -> UpstreamSettings:
@@ -35,5 +37,8 @@ def upstream_settings() -> UpstreamSettings:
         s2_api_url=os.environ.get("S2_API_URL", "https://api.semanticscholar.org/graph/v1"),
         openalex_api_url=os.environ.get("OPENALEX_API_URL", "https://api.openalex.org"),
         # arXiv asks for one request every 3 s; the sandbox sets 0.
-        arxiv_min_interval_s=float(os.environ.get("ARXIV_MIN_INTERVAL_S", "3")),
+        arxiv_min_interval_s=float(os.environ.get("ARXIV_MIN_INTERVAL_S") or 3),
+        # A Semantic Scholar key gets 1 request/s; OpenAlex allows 100 requests/s on every plan.
+        s2_min_interval_s=float(os.environ.get("S2_MIN_INTERVAL_S") or 1),
+        openalex_min_interval_s=float(os.environ.get("OPENALEX_MIN_INTERVAL_S") or 0.01),
     )

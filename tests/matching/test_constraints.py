@@ -98,3 +98,32 @@ def test_property_no_cluster_holds_two_orcids(spec):
     for members in a.members().values():
         orcids = {m.orcid for m in ms if m.mention_id in members} - {None}
         assert len(orcids) <= 1
+
+
+def test_parallel_workers_give_the_same_partition():
+    from wove_pipeline.core.matching import MatchConfig
+    from wove_pipeline.core.matching.evaluate import b3
+    from wove_pipeline.core.matching.sandbox_eval import world_mentions
+    from wove_pipeline.sandbox.generator import generate_world
+
+    ms, _ = world_mentions(generate_world(seed=3, papers_per_day=40, days=3))
+    a = match_all(ms)
+    b = match_all(ms, config=MatchConfig(workers=2, batch_size=100))
+    assert b3(a.clusters, b.clusters).f1 == 1.0
+    assert all(b.links[m].cluster == c for m, c in b.clusters.items())
+
+
+def test_big_blocks_are_sub_blocked():
+    from wove_pipeline.core.matching import MatchConfig
+
+    ms = []
+    for i in range(60):
+        first = ["Peng", "Ping", "P."][i % 3]
+        ms.append(Mention(f"m{i}", f"p{i}", 0, first, None, "Wang", coauthor_keys=[f"x{i % 4}"], year=2000 + i % 20))
+    a = match_all(ms, config=MatchConfig(max_block=10))
+    assert a.stats.get("big_blocks") == 1
+    names = {m.mention_id: m.first for m in ms}
+    for members in a.members().values():
+        full = {names[m] for m in members} - {"P."}
+        assert len(full) <= 1  # Peng and Ping never share a cluster
+    assert set(a.clusters) == {m.mention_id for m in ms}

@@ -24,7 +24,7 @@ GROUP = "enrich"
 
 
 class EnrichConfig(dg.Config):
-    lookback_days: int = 30  # re-ask papers of this many earlier days that upstream did not know yet
+    lookback_days: int = 60  # re-ask papers of this many earlier days that upstream did not know yet
     max_recheck_interval_days: int = 4  # pending papers are re-asked after 1, 2, 4, ... days, at most this
 
     def settings(self) -> en.EnrichmentSettings:

@@ -84,7 +84,7 @@ DERIVED_TABLES = (
 
 @dataclass(frozen=True)
 class EnrichmentSettings:
-    lookback_days: int = 30
+    lookback_days: int = 60
     max_recheck_interval_days: int = 4
 
     def __post_init__(self) -> None:

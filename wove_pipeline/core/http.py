@@ -37,6 +37,20 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     return text
 
 
+class _RedactHttpxLog(logging.Filter):
+    """httpx logs every request URL at INFO, query string included (OpenAlex's api_key)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        safe = redact(message)
+        if safe != message:
+            record.msg, record.args = safe, None
+        return True
+
+
+logging.getLogger("httpx").addFilter(_RedactHttpxLog())
+
+
 class UpstreamError(RuntimeError):
     """An upstream answered with an error we do not retry, or retries ran out."""
 

@@ -403,19 +403,23 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
     started = db.fetch_value(conn, "SELECT now()")
     since = last - overlap
 
-    # 1. researcher rows that changed or disappeared
-    changed_rows = db.fetch_all(conn, f"""
-        SELECT r.researcher_id FROM wove.researchers r
+    # 1. researcher rows touched since the watermark (their papers are re-checked: a
+    #    matcher that drops a mention updates its researcher), and those whose identity
+    #    (names, upstream ids) changed or that disappeared (recomputed themselves)
+    rows = db.fetch_all(conn, f"""
+        SELECT r.researcher_id, s.fingerprint IS DISTINCT FROM {_RESEARCHER_FP} AS changed
+        FROM wove.researchers r
         LEFT JOIN wove.metrics_researcher_state s ON s.researcher_id = r.researcher_id
-        WHERE r.updated_at >= %(since)s AND s.fingerprint IS DISTINCT FROM {_RESEARCHER_FP}
+        WHERE r.updated_at >= %(since)s
         UNION
-        SELECT s.researcher_id FROM wove.metrics_researcher_state s
+        SELECT s.researcher_id, true FROM wove.metrics_researcher_state s
         WHERE NOT EXISTS (SELECT 1 FROM wove.researchers r WHERE r.researcher_id = s.researcher_id)
         UNION
-        SELECT m.researcher_id FROM wove.researcher_metrics m
+        SELECT m.researcher_id, true FROM wove.researcher_metrics m
         WHERE NOT EXISTS (SELECT 1 FROM wove.researchers r WHERE r.researcher_id = m.researcher_id)
     """, {"since": since})
-    identity_changed = sorted({r["researcher_id"] for r in changed_rows})
+    touched = sorted({r["researcher_id"] for r in rows})
+    identity_changed = sorted({r["researcher_id"] for r in rows if r["changed"]})
 
     # 2. external author records that changed
     author_keys: list[tuple[str, str]] = []
@@ -459,7 +463,7 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         UNION SELECT arxiv_id FROM wove.openalex_works WHERE fetched_at >= %(since)s
         UNION SELECT arxiv_id FROM wove.metrics_paper_state WHERE researcher_ids && %(ids)s::bigint[]
         UNION SELECT arxiv_id FROM wove.researcher_mentions WHERE researcher_id = ANY(%(ids)s::bigint[])
-    """, {"since": since, "ids": identity_changed})}
+    """, {"since": since, "ids": touched})}
     candidates.update(changed_papers)
 
     # 4. keep those whose fingerprint really changed; collect who and where (then and now)
@@ -488,7 +492,7 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
     ids = sorted(researchers)
     _recompute_researchers(conn, ids)
     _recompute_institutions(conn, sorted(institutions))
-    _snapshot_researchers_and_authors(conn, identity_changed, author_keys)
+    _snapshot_researchers_and_authors(conn, touched, author_keys)
     seconds = time.perf_counter() - t0
     _record_run(conn, "incremental", started, started, len(changed), len(ids), len(institutions), seconds)
     return MetricsRun("incremental", len(changed), len(ids), len(institutions), seconds, started, ids)

@@ -20,11 +20,6 @@ from wove_pipeline.core.s2_client import SemanticScholarClient
 from wove_pipeline.settings import upstream_settings
 
 
-def _float_env(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    return float(value) if value not in (None, "") else default
-
-
 class _RetryFields(dg.ConfigurableResource):
     retry_attempts: int = 8
     backoff_initial_s: float = 1.0
@@ -47,7 +42,7 @@ class SemanticScholarResource(_RetryFields):
     @contextlib.contextmanager
     def client(self) -> Iterator[SemanticScholarClient]:
         key = self.api_key if self.api_key is not None else (os.environ.get("S2_API_KEY") or None)
-        interval = self.min_interval_s if self.min_interval_s is not None else _float_env("S2_MIN_INTERVAL_S", 1.0)
+        interval = self.min_interval_s if self.min_interval_s is not None else upstream_settings().s2_min_interval_s
         client = SemanticScholarClient(
             self.base_url or upstream_settings().s2_api_url, api_key=key, min_interval_s=interval,
             timeout_s=self.timeout_s, retry=self.retry_settings(),
@@ -71,7 +66,7 @@ class OpenAlexResource(_RetryFields):
     def client(self) -> Iterator[OpenAlexClient]:
         key = self.api_key if self.api_key is not None else (os.environ.get("OPENALEX_API_KEY") or None)
         interval = (self.min_interval_s if self.min_interval_s is not None
-                    else _float_env("OPENALEX_MIN_INTERVAL_S", 0.01))
+                    else upstream_settings().openalex_min_interval_s)
         client = OpenAlexClient(
             self.base_url or upstream_settings().openalex_api_url, api_key=key,
             budget=OpenAlexBudget(daily_usd=self.daily_budget_usd, list_call_usd=self.list_call_usd),

@@ -86,8 +86,13 @@ class Assignment:
 
 
 def _group_blocks(data: MatchData) -> list[np.ndarray]:
+    """Indices per block; mentions without a usable name are blocks of their own."""
     codes: dict[str, int] = {}
-    bc = np.fromiter((codes.setdefault(b, len(codes)) for b in data.blocks), dtype=np.int64, count=len(data))
+    bc = np.fromiter(
+        (codes.setdefault(b if b.strip() else f"\0{i}", len(codes)) for i, b in enumerate(data.blocks)),
+        dtype=np.int64,
+        count=len(data),
+    )
     order = np.argsort(bc, kind="stable")
     bounds = np.flatnonzero(np.diff(bc[order])) + 1
     return np.split(order, bounds)

@@ -1,0 +1,166 @@
+"""Property: after random daily updates, the incremental metrics equal a full recompute.
+
+Each simulated day loads that day's papers (new researchers, mentions, authorships) and
+applies random changes the upstream stages make, written the way they write them (with
+their timestamps): citation refreshes, author-record refreshes, merges (mentions moved,
+the old id redirected), splits, re-matched positions, changed institutions, re-harvested
+papers with a new primary category, unmatched positions. After every day's incremental
+run, a full recompute (rolled back) must give exactly the same rows.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import random
+
+import psycopg
+import pytest
+
+from wove_pipeline.core import db, metrics
+
+from .world_db import load_papers, load_static
+
+NO_OVERLAP = dt.timedelta(0)  # detection must rest on the timestamps alone
+
+
+def _full_equals_incremental(conn) -> tuple[dict, dict]:
+    incremental = metrics.metrics_snapshot(conn)
+    with conn.transaction() as tx:
+        metrics.recompute_all(conn)
+        full = metrics.metrics_snapshot(conn)
+        raise psycopg.Rollback(tx)
+    return incremental, full
+
+
+def _random_updates(conn, rng: random.Random, day: dt.date, next_id: list[int]) -> collections.Counter:
+    done = collections.Counter()
+    q = lambda text, params=None: conn.execute(text, params).fetchall()  # noqa: E731
+    # citation refresh of old papers (S2 and OpenAlex)
+    for (arxiv_id,) in rng.sample(q("SELECT arxiv_id FROM wove.s2_papers ORDER BY 1"), 5):
+        conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count + %s, as_of = %s, fetched_at = now()"
+                     " WHERE arxiv_id = %s", (rng.randint(1, 40), day, arxiv_id))
+        done["s2_citations"] += 1
+    for (arxiv_id,) in rng.sample(q("SELECT arxiv_id FROM wove.openalex_works ORDER BY 1"), 3):
+        conn.execute("DELETE FROM wove.s2_papers WHERE arxiv_id = %s", (arxiv_id,))  # S2 lost it: OpenAlex counts
+        conn.execute("UPDATE wove.openalex_works SET cited_by_count = cited_by_count + 7, as_of = %s,"
+                     " fetched_at = now() WHERE arxiv_id = %s", (day, arxiv_id))
+        done["openalex_citations"] += 1
+    # author-record refresh
+    for (aid,) in rng.sample(q("SELECT author_id FROM wove.s2_authors ORDER BY 1"), 10):
+        conn.execute("UPDATE wove.s2_authors SET h_index = h_index + 1, citation_count = citation_count + 5,"
+                     " as_of = %s, fetched_at = now() WHERE author_id = %s", (day, aid))
+        done["s2_authors"] += 1
+    # merge two same-name researchers: mentions move, the loser is redirected
+    groups = q("SELECT normalized_name, array_agg(researcher_id ORDER BY researcher_id) FROM wove.researchers"
+               " GROUP BY 1 HAVING count(*) > 1 ORDER BY 1")
+    if groups:
+        _, ids = rng.choice(groups)
+        keep, lose = ids[0], ids[1]
+        conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s, matched_at = now()"
+                     " WHERE researcher_id = %s AND NOT EXISTS (SELECT 1 FROM wove.researcher_mentions x"
+                     " WHERE x.researcher_id = %s AND x.arxiv_id = researcher_mentions.arxiv_id)", (keep, lose, keep))
+        conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s, matched_at = now()"
+                     " WHERE researcher_id = %s", (keep, lose))
+        conn.execute("UPDATE wove.researchers SET updated_at = now(), s2_author_ids = s2_author_ids ||"
+                     " (SELECT s2_author_ids FROM wove.researchers WHERE researcher_id = %s) WHERE researcher_id = %s",
+                     (lose, keep))
+        conn.execute("DELETE FROM wove.researchers WHERE researcher_id = %s", (lose,))
+        conn.execute("INSERT INTO wove.researcher_redirects (old_id, new_id, reason) VALUES (%s, %s, 'merge')",
+                     (lose, keep))
+        done["merges"] += 1
+    # split: one paper of a multi-paper researcher goes to a new profile
+    many = q("SELECT researcher_id FROM wove.researcher_mentions GROUP BY 1 HAVING count(*) > 2 ORDER BY 1")
+    rid = rng.choice(many)[0]
+    arxiv_id, position = rng.choice(q("SELECT arxiv_id, position FROM wove.researcher_mentions"
+                                      " WHERE researcher_id = %s ORDER BY 1, 2", (rid,)))
+    new = next_id[0]
+    next_id[0] += 1
+    conn.execute("INSERT INTO wove.researchers (researcher_id, display_name, normalized_name, mention_count)"
+                 " SELECT %s, display_name, normalized_name, 1 FROM wove.researchers WHERE researcher_id = %s", (new, rid))
+    conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s, matched_at = now()"
+                 " WHERE arxiv_id = %s AND position = %s", (new, arxiv_id, position))
+    done["splits"] += 1
+    # an author position re-matched to someone else who already exists
+    a, pos = rng.choice(q("SELECT arxiv_id, position FROM wove.researcher_mentions ORDER BY 1, 2"))
+    other = rng.choice(q("SELECT researcher_id FROM wove.researchers ORDER BY 1"))[0]
+    conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s, matched_at = now(), outcome = 'override'"
+                 " WHERE arxiv_id = %s AND position = %s", (other, a, pos))
+    done["rematched"] += 1
+    # an authorship's institutions change (re-alignment)
+    a, pos = rng.choice(q("SELECT arxiv_id, position FROM wove.authorships ORDER BY 1, 2"))
+    inst = rng.choice(q("SELECT institution_id FROM wove.institutions ORDER BY 1"))[0]
+    conn.execute("UPDATE wove.authorships SET institution_ids = ARRAY[%s], aligned_at = now()"
+                 " WHERE arxiv_id = %s AND position = %s", (inst, a, pos))
+    done["institutions"] += 1
+    # a re-harvested paper (new OAI datestamp) with another primary category
+    arxiv_id = rng.choice(q("SELECT arxiv_id FROM wove.papers WHERE cardinality(categories) > 1 ORDER BY 1"))[0]
+    conn.execute("UPDATE wove.papers SET categories = categories[2:] || categories[1:1],"
+                 " primary_category = categories[2], oai_datestamp = %s WHERE arxiv_id = %s", (day, arxiv_id))
+    done["recategorized"] += 1
+    # a position unmatched (the matcher recounts its researcher's mentions)
+    a, pos, rid = rng.choice(q("SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions ORDER BY 1, 2"))
+    conn.execute("DELETE FROM wove.researcher_mentions WHERE arxiv_id = %s AND position = %s", (a, pos))
+    conn.execute("UPDATE wove.researchers SET mention_count = mention_count - 1, updated_at = now()"
+                 " WHERE researcher_id = %s", (rid,))
+    done["unmatched"] += 1
+    return done
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_incremental_equals_full_recompute_after_random_days(database_url, small_world, seed):
+    rng = random.Random(seed)
+    by_day = collections.defaultdict(list)
+    for p in small_world.papers:
+        by_day[p.datestamp].append(p)
+    days = sorted(by_day)
+    known: set[int] = set()
+    next_id = [900_000]
+    runs = []
+    with db.connect(database_url, autocommit=True) as conn:
+        with conn.transaction():
+            load_static(conn, small_world)
+            known |= load_papers(conn, small_world, by_day[days[0]])
+        with conn.transaction():
+            runs.append(metrics.update_metrics(conn, overlap=NO_OVERLAP))
+        assert runs[0].mode == "full"
+        for day in days[1:]:
+            with conn.transaction():
+                known |= load_papers(conn, small_world, by_day[day], researchers_known=known)
+                # new mentions of a merged-away profile go to the survivor (as the matcher does)
+                while conn.execute("UPDATE wove.researcher_mentions m SET researcher_id = r.new_id"
+                                   " FROM wove.researcher_redirects r WHERE m.researcher_id = r.old_id").rowcount:
+                    pass
+                _random_updates(conn, rng, day, next_id)
+            with conn.transaction():
+                run = metrics.update_metrics(conn, overlap=NO_OVERLAP)
+            runs.append(run)
+            assert run.mode == "incremental"
+            incremental, full = _full_equals_incremental(conn)
+            for table in incremental:
+                diff = sorted(set(incremental[table]) ^ set(full[table]))
+                assert not diff, f"{table} differs after {day}: {diff[:4]}"
+        total = conn.execute("SELECT count(*) FROM wove.researchers").fetchone()[0]
+    # incremental runs touch a fraction of the researchers, not all of them
+    assert all(0 < r.researchers_recomputed < total for r in runs[1:])
+
+
+def test_a_run_with_nothing_changed_recomputes_nothing(database_url, small_world):
+    with db.connect(database_url, autocommit=True) as conn:
+        with conn.transaction():
+            load_static(conn, small_world)
+            load_papers(conn, small_world, small_world.papers)
+        with conn.transaction():
+            metrics.update_metrics(conn)
+        with conn.transaction():
+            run = metrics.update_metrics(conn)  # default overlap: everything is a candidate, nothing changed
+    assert (run.papers_changed, run.researchers_recomputed, run.institutions_recomputed) == (0, 0, 0)
+
+
+def test_h_index():
+    assert metrics.h_index([]) == 0
+    assert metrics.h_index([0, 0]) == 0
+    assert metrics.h_index([10, 8, 5, 4, 3]) == 4
+    assert metrics.h_index([25, 8, 5, 3, 3]) == 3
+    assert metrics.h_index([None, 1, 1]) == 1
+    assert metrics.h_index([100]) == 1
