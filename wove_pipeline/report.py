@@ -10,6 +10,15 @@ from wove_pipeline.core import db
 TABLES = [
     ("papers", "wove.papers"),
     ("author positions", "wove.paper_authors"),
+    ("Semantic Scholar papers", "wove.s2_papers"),
+    ("OpenAlex works", "wove.openalex_works"),
+    ("Semantic Scholar authors", "wove.s2_authors"),
+    ("OpenAlex authors", "wove.openalex_authors"),
+    ("institutions", "wove.institutions"),
+    ("aligned authorships", "wove.authorships"),
+    ("paper embeddings", "wove.paper_embeddings"),
+    ("researchers", "wove.researchers"),
+    ("researcher redirects", "wove.researcher_redirects"),
     ("quarantined records", "wove.quarantine"),
 ]
 

@@ -251,10 +251,8 @@ def _walk_the_ui(wove_ui, page):
     names = {"/".join(n["assetKey"]["path"]) for n in nodes}
     assert {"arxiv_records", "papers"} <= names
 
-    # 1. The global asset graph draws every asset of the code location.
-    page.goto("/asset-groups")
-    for name in ("arxiv_records", "papers"):
-        page.get_by_text(name, exact=True).first.wait_for(state="visible")
+    # 1. The global asset graph draws every group and asset of the code location.
+    _open_asset_graph(page, nodes)
 
     # 2. Launch a backfill of a few sandbox days (an asset backfill, as the launch dialog
     #    makes one), then see the partitioned asset's partitions.
@@ -276,9 +274,7 @@ def _walk_the_ui(wove_ui, page):
     status = _wait_for_backfill(wove_ui, backfill_id)
 
     # The graph again, now with the backfilled partitions counted on each node.
-    page.goto("/asset-groups")
-    for name in ("arxiv_records", "papers"):
-        page.get_by_text(name, exact=True).first.wait_for(state="visible")
+    _open_asset_graph(page, nodes)
     _shot(page, "asset-graph.png")
 
     page.goto("/assets/papers?view=partitions")
@@ -316,6 +312,27 @@ def _walk_the_ui(wove_ui, page):
     _shot(page, "backfill.png")
 
     assert status in {"COMPLETED", "COMPLETED_SUCCESS"}, f"backfill ended {status}:\n{_tail(wove_ui.log_path)}"
+
+
+def _open_asset_graph(page, nodes: list[dict]) -> None:
+    groups = sorted({n["groupName"] for n in nodes if n.get("groupName")})
+    page.goto("/asset-groups")
+    for group in groups:
+        page.get_by_text(group, exact=True).first.wait_for(state="visible")
+    if len(groups) > 1:
+        # With several groups the graph opens them collapsed: open each group node (its ⇕).
+        for _ in range(len(groups)):
+            toggles = page.get_by_role("img", name="unfold_more")
+            if toggles.count() == 0:
+                break
+            toggles.first.click()
+            page.wait_for_timeout(500)
+        if not page.get_by_text("papers", exact=True).first.is_visible():
+            # The graph settings menu (gear, bottom right) has "Expand all groups" too.
+            page.get_by_role("img", name="settings").last.click()
+            page.get_by_text("Expand all groups").first.click()
+    for name in ("arxiv_records", "papers"):
+        page.get_by_text(name, exact=True).first.wait_for(state="visible")
 
 
 def _wait_for_backfill(ui: DagsterUi, backfill_id: str) -> str:

@@ -258,9 +258,12 @@ GROUP BY 1, 2
 _INSTITUTION_METRICS_SQL = """
 INSERT INTO wove.institution_metrics (institution_id, papers, researchers, citations, first_published,
                                       last_published, computed_at)
-WITH ip AS (               -- papers per affected institution, through the (current) paper state
-    SELECT i.institution_id, s.arxiv_id
-    FROM _metrics_i i JOIN wove.metrics_paper_state s ON s.institution_ids @> ARRAY[i.institution_id]
+WITH ip AS MATERIALIZED (  -- papers per affected institution, through the (current) paper state (GIN)
+    SELECT DISTINCT x.institution_id, s.arxiv_id
+    FROM wove.metrics_paper_state s
+    CROSS JOIN LATERAL unnest(s.institution_ids) AS x(institution_id)
+    JOIN _metrics_i i ON i.institution_id = x.institution_id
+    WHERE s.institution_ids && (SELECT array_agg(institution_id) FROM _metrics_i)
 ),
 paper_side AS (
     SELECT ip.institution_id, count(*)::int AS papers, coalesce(sum(pc.cited_by_count), 0)::bigint AS citations,
@@ -270,11 +273,13 @@ paper_side AS (
     GROUP BY ip.institution_id
 ),
 people AS (
-    SELECT ip.institution_id, count(DISTINCT rm.researcher_id)::int AS researchers
-    FROM ip
-    JOIN wove.authorships a ON a.arxiv_id = ip.arxiv_id AND ip.institution_id = ANY (a.institution_ids)
+    SELECT x.institution_id, count(DISTINCT rm.researcher_id)::int AS researchers
+    FROM (SELECT DISTINCT arxiv_id FROM ip) pp
+    JOIN wove.authorships a ON a.arxiv_id = pp.arxiv_id
+    CROSS JOIN LATERAL unnest(a.institution_ids) AS x(institution_id)
+    JOIN _metrics_i i ON i.institution_id = x.institution_id
     JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
-    GROUP BY ip.institution_id
+    GROUP BY x.institution_id
 )
 SELECT ps.institution_id, ps.papers, coalesce(pe.researchers, 0), ps.citations, ps.first_published,
        ps.last_published, now()

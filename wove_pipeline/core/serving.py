@@ -353,6 +353,8 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
     """
     with db.connect(url, autocommit=True) as conn:
         with conn.transaction():
+            # one snapshot of the core tables for every statement of the build
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             db.advisory_lock(conn, LOCK_KEY)
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(BUILD_SCHEMA)))
             conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(BUILD_SCHEMA)))

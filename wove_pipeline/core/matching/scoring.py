@@ -52,7 +52,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
 
 from .mentions import Mention, normalize_orcid
-from .names import Name, name_evidence, names_compatible, normalize_text
+from .names import Name, name_evidence, normalize_text
 
 
 @dataclass

@@ -25,11 +25,14 @@ CREATE TABLE wove.paper_embeddings (
 CREATE INDEX paper_embeddings_model_idx ON wove.paper_embeddings (model);
 
 -- HNSW, cosine distance, for the default 384-d model. Parameters chosen by measurement
--- (bench/bench_hnsw.py, figures in bench/RESULTS.md "hnsw"): on 100,000 clustered 384-d
--- unit vectors, m=16/ef_construction=64 reached recall@24 0.991 at ef_search=100
--- (p95 2.5 ms vs 120 ms for the exact scan; build 51 s on 2 cores). m=24/ef_construction=100
--- gained < 0.01 recall for a 1.6x longer build and a larger index; m=8 lost recall
--- (0.93 at ef_search=100). Queries run with hnsw.ef_search = 100 (set by the caller).
+-- (bench/bench_hnsw.py, bench/RESULTS.md "hnsw"; 100,000 clustered synthetic 384-d unit
+-- vectors, 200 held-out queries, k = 24, 2 cores under other load):
+--   m=16, ef_construction=64: build 75 s; recall@24 0.957 / 0.976 / 0.982 / 0.992 at
+--     ef_search 40 / 64 / 100 / 200; p95 12 / 17 / 21 / 32 ms vs 170 ms for the exact scan.
+--   m=8,  ef_construction=32: build 29 s; recall@24 0.942 at ef_search 100 (too low).
+--   m=24, ef_construction=96: build 135 s; recall@24 0.990 at ef_search 100 (+0.008 for
+--     1.8x the build time).
+-- Queries run with hnsw.ef_search = 100 (wove_pipeline.core.search.EF_SEARCH).
 CREATE INDEX paper_embeddings_hnsw_384_idx ON wove.paper_embeddings
     USING hnsw ((embedding::vector(384)) vector_cosine_ops)
     WITH (m = 16, ef_construction = 64)

@@ -1,0 +1,121 @@
+"""Asset checks: pass on good data, block downstream on broken data, warn on drops."""
+
+from __future__ import annotations
+
+import dagster as dg
+import psycopg
+
+from wove_pipeline.assets import checks as ck
+from wove_pipeline.assets.harvest import arxiv_records, papers
+from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
+from wove_pipeline.resources.embedder import EmbedderResource
+
+
+def _resources(env):
+    return {
+        "database": DatabaseResource(url=env["WOVE_DATABASE_URL"]),
+        "raw_store": RawStoreResource(root=env["WOVE_DATA_DIR"]),
+        "arxiv": ArxivResource(base_url=env["ARXIV_OAI_URL"], min_interval_s=0),
+        "embedder": EmbedderResource(),
+    }
+
+
+@dg.asset(deps=[papers], partitions_def=papers.partitions_def)
+def downstream_of_papers() -> None:
+    """Stands for enrichment: must not run when a blocking papers check fails."""
+
+
+def _evaluations(result) -> dict[str, dg.AssetCheckEvaluation]:
+    return {e.check_name: e for e in result.get_asset_check_evaluations()}
+
+
+def test_checks_pass_on_a_good_day_and_block_downstream_on_a_broken_table(pipeline_env, small_world):
+    days = sorted({p.datestamp for p in small_world.papers})
+    checks = ck.checks_for([arxiv_records, papers])
+    assert {c for c in (next(iter(x.check_keys)).name for x in checks)} >= {
+        "papers_arxiv_id_unique", "papers_slug_unique", "paper_authors_have_paper",
+        "papers_primary_category_in_categories", "papers_row_count_drop"}
+    result = dg.materialize([arxiv_records, papers, downstream_of_papers, *checks], partition_key=days[0].isoformat(),
+                            resources=_resources(pipeline_env))
+    evals = _evaluations(result)
+    assert evals and all(e.passed for e in evals.values()), {k: e.metadata for k, e in evals.items() if not e.passed}
+
+    with psycopg.connect(pipeline_env["WOVE_DATABASE_URL"]) as conn:  # break the table behind the pipeline's back
+        conn.execute("UPDATE wove.papers SET primary_category = 'xx.YY' WHERE arxiv_id = "
+                     "(SELECT min(arxiv_id) FROM wove.papers)")
+    result = dg.materialize([arxiv_records, papers, downstream_of_papers, *checks], partition_key=days[1].isoformat(),
+                            resources=_resources(pipeline_env), raise_on_error=False)
+    evals = _evaluations(result)
+    bad = evals["papers_primary_category_in_categories"]
+    assert not bad.passed and bad.severity == dg.AssetCheckSeverity.ERROR
+    assert bad.metadata["violations"].value == 1
+    assert not result.asset_materializations_for_node("downstream_of_papers")  # blocked
+
+
+def test_row_count_drop_warns_from_materialization_history():
+    assert ck.drop_verdict([100, 100, 100], 0.25)[0]  # not enough history
+    assert ck.drop_verdict([30, 100, 90, 110], 0.25)[0]
+    assert not ck.drop_verdict([10, 100, 90, 110], 0.25)[0]
+    assert not ck.drop_verdict([85, 100, 100, 100], 0.9)[0]
+
+    @dg.asset(name="serving", config_schema={"rows": int})
+    def serving_stub(context) -> dg.MaterializeResult:
+        return dg.MaterializeResult(metadata={"dagster/row_count": context.op_execution_context.op_config["rows"]})
+
+    check = next(c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name == "serving_row_count_drop")
+    with dg.DagsterInstance.ephemeral() as instance:
+        verdicts = []
+        for rows in (1000, 1010, 1020, 1030, 500):
+            result = dg.materialize([serving_stub, check], instance=instance,
+                                    run_config={"ops": {"serving": {"config": {"rows": rows}}}})
+            verdicts.append(_evaluations(result)["serving_row_count_drop"])
+    assert [v.passed for v in verdicts] == [True, True, True, True, False]
+    assert verdicts[-1].severity == dg.AssetCheckSeverity.WARN
+
+
+def test_embedding_dimensions_and_metrics_sanity_fail_on_bad_rows(database_url):
+    with psycopg.connect(database_url) as conn:
+        conn.execute("""INSERT INTO wove.papers (arxiv_id, is_old_style, current_version, versions, title_tex, title,
+                        authors, authors_display, categories, primary_category, published, updated, slug, abs_url,
+                        pdf_url, oai_datestamp, content_hash)
+                        VALUES ('2501.00001', false, 1, '[{}]', 't', 't', '[]', 'a', '{cs.LG}', 'cs.LG', now(), now(),
+                        's', 'u', 'u', '2025-01-02', 'h')""")
+        conn.execute("INSERT INTO wove.paper_embeddings (arxiv_id, model, dimensions, content_hash, embedding)"
+                     " VALUES ('2501.00001', %s, 3, 'h', '[1,2,3]')", (EmbedderResource().config().name,))
+        conn.execute("INSERT INTO wove.researchers (researcher_id, display_name, normalized_name, mention_count)"
+                     " VALUES (7, 'A B', 'a b', 1)")
+        conn.execute("""INSERT INTO wove.researcher_metrics (researcher_id, papers_here, archive_h_index,
+                        archive_citations, archive_works, archive_cited_papers, position_first, position_middle,
+                        position_last, position_papers_considered, position_papers_total, categories, institutions)
+                        VALUES (7, 1, 5, 10, 1, 1, 1, 0, 0, 1, 1, '[]', '[]')""")
+    wanted = {"paper_embeddings_dimensions", "researcher_metrics_sane", "researcher_metrics_have_researcher"}
+    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name in wanted]
+    stubs = [dg.AssetSpec("paper_embeddings"), dg.AssetSpec("researcher_metrics")]
+    result = dg.materialize([*stubs, *checks], resources={"database": DatabaseResource(url=database_url),
+                                                          "embedder": EmbedderResource()},
+                            selection=dg.AssetSelection.checks(*checks), raise_on_error=False)
+    evals = _evaluations(result)
+    assert not evals["paper_embeddings_dimensions"].passed
+    assert not evals["researcher_metrics_sane"].passed
+    assert evals["researcher_metrics_have_researcher"].passed
+
+
+def test_checks_wire_into_definitions_with_freshness(database_url):
+    from wove_pipeline.assets import embeddings, enrichment
+
+    assets = [arxiv_records, papers, *enrichment.daily_enrichment_assets, embeddings.paper_embeddings]
+    fresh = ck.apply_freshness(assets)
+    checks = ck.checks_for(fresh)
+    targets = {next(iter(c.check_keys)).asset_key.to_user_string() for c in checks}
+    assert "researchers" not in targets and "papers" in targets and "s2_papers" in targets
+    from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
+
+    defs = dg.Definitions(assets=fresh, asset_checks=checks, resources={
+        "database": DatabaseResource(url=database_url), "raw_store": RawStoreResource(), "arxiv": ArxivResource(),
+        "s2": SemanticScholarResource(), "openalex": OpenAlexResource(), "embedder": EmbedderResource()})
+    graph = defs.resolve_asset_graph()
+    for key in ("papers", "s2_papers", "paper_embeddings"):
+        policy = graph.get(dg.AssetKey(key)).freshness_policy
+        assert policy == ck.FRESHNESS_POLICY
+    blocking = [c for c in checks if any(s.blocking for s in c.check_specs)]
+    assert len(blocking) >= 8

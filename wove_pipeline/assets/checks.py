@@ -1,0 +1,358 @@
+"""Asset checks: integrity (blocking), row-count drops and coverage (warnings), freshness.
+
+Integrity checks are *blocking*: in a run that materializes the asset, a failed check stops
+every downstream asset of that run (a broken papers table never reaches enrichment,
+matching or serving). Warnings (a sudden drop in rows, low upstream coverage, upstream
+figures that make no sense) show in the UI and the run's events but stop nothing.
+
+Every check is plain SQL through the database resource, read-only, under a statement
+timeout. Checks target assets by key, so this module imports no asset module; a check
+whose asset is not in the code location is simply left out: wire
+``checks_for(all_assets)`` (or ``ALL_CHECKS`` once every stage is wired).
+
+Freshness: ``FRESHNESS_POLICY`` for the daily assets (a materialization at least every
+26 h warns, 30 h fails: the 06:00 UTC schedule plus slack), applied with
+``apply_freshness(assets)``.
+"""
+
+# (no `from __future__ import annotations`: Dagster reads the context annotation at definition time)
+
+import datetime as dt
+import statistics
+from collections.abc import Iterable, Sequence
+
+import dagster as dg
+from psycopg import sql
+
+from wove_pipeline.core import db
+from wove_pipeline.resources import DatabaseResource
+
+ERROR, WARN = dg.AssetCheckSeverity.ERROR, dg.AssetCheckSeverity.WARN
+
+STATEMENT_TIMEOUT = "60s"
+SAMPLE_ROWS = 5
+
+# Row-count drop: warn when a run's rows per partition day fall below this share of the
+# median of the previous runs (at least MIN_HISTORY of them, at most HISTORY_RUNS).
+DROP_RATIO_DAILY = 0.25  # days differ a lot (weekends, holidays): only a collapse warns
+DROP_RATIO_GLOBAL = 0.9  # whole-table assets should not shrink by more than 10% at once
+HISTORY_RUNS = 7
+MIN_HISTORY = 3
+
+# Coverage: share of papers older than COVERAGE_LAG_DAYS (upstreams index new papers late)
+# that have an upstream record.
+COVERAGE_LAG_DAYS = 14
+MIN_COVERAGE = 0.5
+MIN_COVERAGE_PAPERS = 20
+
+FRESHNESS_POLICY = dg.FreshnessPolicy.time_window(
+    fail_window=dt.timedelta(hours=30), warn_window=dt.timedelta(hours=26)
+)
+DAILY_ASSET_KEYS = ("arxiv_records", "papers", "s2_papers", "openalex_works", "s2_authors", "openalex_authors",
+                    "institutions", "authorships", "paper_embeddings")
+
+
+def apply_freshness(assets: Iterable, keys: Sequence[str] = DAILY_ASSET_KEYS) -> list:
+    """The assets with FRESHNESS_POLICY on the daily ones (others unchanged)."""
+    wanted = {dg.AssetKey(k) for k in keys}
+
+    def with_policy(spec: dg.AssetSpec) -> dg.AssetSpec:
+        return dg.apply_freshness_policy(spec, FRESHNESS_POLICY) if spec.key in wanted else spec
+
+    return list(dg.map_asset_specs(with_policy, list(assets)))
+
+
+# ----------------------------------------------------------------------------------------
+# SQL checks
+
+
+def _tables_exist(conn, tables: Sequence[str]) -> list[str]:
+    return [t for t in tables if db.fetch_value(conn, "SELECT to_regclass(%s)", (t,)) is None]
+
+
+def _read_only(conn) -> None:
+    conn.execute("SET TRANSACTION READ ONLY")
+    conn.execute("SELECT set_config('statement_timeout', %s, true)", (STATEMENT_TIMEOUT,))
+
+
+def sql_check(asset: str, name: str, description: str, violations_sql: str, *, tables: Sequence[str],
+              blocking: bool = True, severity: dg.AssetCheckSeverity = ERROR,
+              extra_resources: dict | None = None) -> dg.AssetChecksDefinition:
+    """A check that passes when `violations_sql` (SELECT ... rows that break the rule) returns
+    no row. The first SAMPLE_ROWS violations go into the metadata."""
+
+    @dg.asset_check(asset=dg.AssetKey(asset), name=name, description=description, blocking=blocking)
+    def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
+        with database.transaction() as conn:
+            _read_only(conn)
+            missing = _tables_exist(conn, tables)
+            if missing:
+                return dg.AssetCheckResult(passed=True, metadata={"skipped": f"tables not migrated: {missing}"})
+            count = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM ({}) v").format(sql.SQL(violations_sql)))
+            sample = db.fetch_all(conn, sql.SQL("SELECT * FROM ({}) v LIMIT {}").format(
+                sql.SQL(violations_sql), sql.Literal(SAMPLE_ROWS))) if count else []
+        return dg.AssetCheckResult(
+            passed=count == 0,
+            severity=severity,
+            metadata={"violations": int(count), "sample": dg.MetadataValue.json(
+                [{k: str(v) for k, v in row.items()} for row in sample])},
+        )
+
+    return _check
+
+
+INTEGRITY = [
+    # --- papers
+    ("papers", "papers_arxiv_id_unique", "Every arXiv id is one paper row.",
+     "SELECT arxiv_id, count(*) AS n FROM wove.papers GROUP BY arxiv_id HAVING count(*) > 1", ["wove.papers"]),
+    ("papers", "papers_slug_unique", "Every URL slug names one paper.",
+     "SELECT slug, count(*) AS n FROM wove.papers GROUP BY slug HAVING count(*) > 1", ["wove.papers"]),
+    ("papers", "paper_authors_have_paper", "No author position without its paper (no orphan authorships).",
+     "SELECT a.arxiv_id, a.position FROM wove.paper_authors a LEFT JOIN wove.papers p USING (arxiv_id)"
+     " WHERE p.arxiv_id IS NULL", ["wove.papers", "wove.paper_authors"]),
+    ("papers", "paper_authors_positions_contiguous", "Author positions of a paper are 0..n-1 with no gap.",
+     "SELECT arxiv_id, count(*) AS n, max(position) AS max_position FROM wove.paper_authors GROUP BY arxiv_id"
+     " HAVING max(position) <> count(*) - 1 OR min(position) <> 0", ["wove.paper_authors"]),
+    ("papers", "papers_primary_category_in_categories", "The primary category is one of the paper's categories.",
+     "SELECT arxiv_id, primary_category, categories FROM wove.papers WHERE NOT (primary_category = ANY (categories))",
+     ["wove.papers"]),
+    ("papers", "papers_versions_consistent", "current_version is the number of versions; published <= updated.",
+     "SELECT arxiv_id, current_version, jsonb_array_length(versions) AS versions FROM wove.papers"
+     " WHERE current_version <> jsonb_array_length(versions) OR published > updated", ["wove.papers"]),
+    # --- enrichment
+    ("s2_papers", "s2_papers_have_paper", "Every S2 record belongs to a paper in wove.papers.",
+     "SELECT s.arxiv_id FROM wove.s2_papers s LEFT JOIN wove.papers p USING (arxiv_id) WHERE p.arxiv_id IS NULL",
+     ["wove.s2_papers", "wove.papers"]),
+    ("openalex_works", "openalex_works_have_paper", "Every OpenAlex work row belongs to a paper in wove.papers.",
+     "SELECT o.arxiv_id FROM wove.openalex_works o LEFT JOIN wove.papers p USING (arxiv_id)"
+     " WHERE p.arxiv_id IS NULL", ["wove.openalex_works", "wove.papers"]),
+    ("authorships", "authorships_have_author_position",
+     "Every aligned authorship is an arXiv author position (no orphan authorships).",
+     "SELECT a.arxiv_id, a.position FROM wove.authorships a LEFT JOIN wove.paper_authors pa"
+     " USING (arxiv_id, position) WHERE pa.arxiv_id IS NULL", ["wove.authorships", "wove.paper_authors"]),
+    ("authorships", "authorships_confidence_in_range", "Alignment confidences lie in [0, 1].",
+     "SELECT arxiv_id, position, s2_confidence, openalex_confidence FROM wove.authorships"
+     " WHERE s2_confidence NOT BETWEEN 0 AND 1 OR openalex_confidence NOT BETWEEN 0 AND 1", ["wove.authorships"]),
+    # --- matching
+    ("researchers", "researcher_mentions_have_researcher",
+     "Every mention links to an existing researcher (no orphan mentions).",
+     "SELECT m.arxiv_id, m.position, m.researcher_id FROM wove.researcher_mentions m"
+     " LEFT JOIN wove.researchers r USING (researcher_id) WHERE r.researcher_id IS NULL",
+     ["wove.researcher_mentions", "wove.researchers"]),
+    ("researchers", "researcher_redirects_resolve", "A redirect points at a live researcher, never at itself.",
+     "SELECT d.old_id, d.new_id FROM wove.researcher_redirects d LEFT JOIN wove.researchers r"
+     " ON r.researcher_id = d.new_id WHERE r.researcher_id IS NULL OR d.old_id = d.new_id",
+     ["wove.researcher_redirects", "wove.researchers"]),
+    ("researchers", "researchers_not_redirected", "A redirected (retired) id has no researcher row any more.",
+     "SELECT r.researcher_id FROM wove.researchers r JOIN wove.researcher_redirects d ON d.old_id = r.researcher_id",
+     ["wove.researcher_redirects", "wove.researchers"]),
+    # --- metrics
+    ("researcher_metrics", "researcher_metrics_have_researcher", "Metrics rows belong to existing researchers.",
+     "SELECT m.researcher_id FROM wove.researcher_metrics m LEFT JOIN wove.researchers r USING (researcher_id)"
+     " WHERE r.researcher_id IS NULL", ["wove.researcher_metrics", "wove.researchers"]),
+    ("researcher_metrics", "researcher_metrics_sane",
+     "h-index at most the papers known (archive: papers here; external: works); positions counted over at most "
+     "the papers considered, which are at most the papers total; no negative counts.",
+     "SELECT researcher_id, papers_here, archive_h_index, archive_works, ext_h_index, ext_works"
+     " FROM wove.researcher_metrics WHERE archive_h_index > papers_here OR archive_h_index > archive_works"
+     " OR archive_h_index > archive_cited_papers OR (ext_h_index IS NOT NULL AND ext_works IS NOT NULL"
+     " AND ext_h_index > ext_works) OR position_papers_considered > position_papers_total"
+     " OR position_first + position_middle + position_last < position_papers_considered"
+     " OR least(papers_here, archive_citations, archive_works, position_first, position_middle, position_last) < 0",
+     ["wove.researcher_metrics"]),
+    ("researcher_metrics", "researcher_coauthors_symmetric", "Co-author edges come in both directions, same count.",
+     "SELECT a.researcher_id, a.coauthor_id FROM wove.researcher_coauthors a LEFT JOIN wove.researcher_coauthors b"
+     " ON b.researcher_id = a.coauthor_id AND b.coauthor_id = a.researcher_id"
+     " WHERE b.researcher_id IS NULL OR b.papers <> a.papers OR a.researcher_id = a.coauthor_id",
+     ["wove.researcher_coauthors"]),
+]
+
+# Figures that come from upstream: implausible ones warn (they are not ours to block on).
+UPSTREAM_SANITY = [
+    ("s2_authors", "s2_authors_h_index_sane", "S2 h-index at most the author's paper count, counts not negative.",
+     "SELECT author_id, h_index, paper_count FROM wove.s2_authors WHERE h_index > paper_count"
+     " OR least(h_index, paper_count, citation_count) < 0", ["wove.s2_authors"]),
+    ("openalex_authors", "openalex_authors_h_index_sane",
+     "OpenAlex h-index at most works_count, i10 at most works_count, counts not negative.",
+     "SELECT author_id, h_index, works_count FROM wove.openalex_authors WHERE h_index > works_count"
+     " OR i10_index > works_count OR least(h_index, works_count, cited_by_count) < 0", ["wove.openalex_authors"]),
+]
+
+
+def _integrity_checks() -> list[dg.AssetChecksDefinition]:
+    out = [sql_check(a, n, d, q, tables=t) for a, n, d, q, t in INTEGRITY]
+    out += [sql_check(a, n, d, q, tables=t, blocking=False, severity=WARN) for a, n, d, q, t in UPSTREAM_SANITY]
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# embeddings: dimensions equal the configured model's
+
+
+def _embedding_dimensions_check() -> dg.AssetChecksDefinition:
+    from wove_pipeline.resources.embedder import EmbedderResource
+
+    @dg.asset_check(asset=dg.AssetKey("paper_embeddings"), name="paper_embeddings_dimensions", blocking=True,
+                    description="Every vector of the configured model has the configured number of dimensions, "
+                                "and every row's vector length equals its recorded dimensions.")
+    def paper_embeddings_dimensions(context: dg.AssetCheckExecutionContext, database: DatabaseResource,
+                                    embedder: EmbedderResource) -> dg.AssetCheckResult:
+        config = embedder.config()
+        with database.transaction() as conn:
+            _read_only(conn)
+            if _tables_exist(conn, ["wove.paper_embeddings"]):
+                return dg.AssetCheckResult(passed=True, metadata={"skipped": "wove.paper_embeddings not migrated"})
+            rows = db.fetch_all(conn, """
+                SELECT arxiv_id, model, dimensions, vector_dims(embedding) AS actual FROM wove.paper_embeddings
+                WHERE (model = %s AND dimensions <> %s) OR vector_dims(embedding) <> dimensions
+                LIMIT 1000""", (config.name, config.dimensions))
+            total = db.fetch_value(conn, "SELECT count(*) FROM wove.paper_embeddings WHERE model = %s", (config.name,))
+        return dg.AssetCheckResult(
+            passed=not rows,
+            metadata={"model": config.name, "configured_dimensions": config.dimensions,
+                      "vectors_of_model": int(total), "violations": len(rows),
+                      "sample": dg.MetadataValue.json([{k: str(v) for k, v in r.items()} for r in rows[:SAMPLE_ROWS]])},
+        )
+
+    return paper_embeddings_dimensions
+
+
+# ----------------------------------------------------------------------------------------
+# serving: the publication describes what is published
+
+
+def _serving_check() -> dg.AssetChecksDefinition:
+    @dg.asset_check(asset=dg.AssetKey("serving"), name="serving_publication_consistent", blocking=True,
+                    description="One publication row, and its row counts equal the published tables' rows.")
+    def serving_publication_consistent(context: dg.AssetCheckExecutionContext,
+                                       database: DatabaseResource) -> dg.AssetCheckResult:
+        with database.transaction() as conn:
+            _read_only(conn)
+            if _tables_exist(conn, ["serving.publication"]):
+                return dg.AssetCheckResult(passed=False, metadata={"error": "serving.publication missing"})
+            pubs = db.fetch_all(conn, "SELECT publication_id, row_counts FROM serving.publication")
+            mismatched = {}
+            if len(pubs) == 1:
+                for table, expected in pubs[0]["row_counts"].items():
+                    if table == "publication":
+                        continue
+                    if db.fetch_value(conn, "SELECT to_regclass(%s)", (f"serving.{table}",)) is None:
+                        mismatched[table] = {"expected": expected, "actual": None}
+                        continue
+                    actual = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(
+                        sql.Identifier("serving", table)))
+                    if actual != expected:
+                        mismatched[table] = {"expected": expected, "actual": actual}
+        return dg.AssetCheckResult(
+            passed=len(pubs) == 1 and not mismatched,
+            metadata={"publications": len(pubs), "mismatched": dg.MetadataValue.json(mismatched),
+                      "publication_id": int(pubs[0]["publication_id"]) if pubs else 0},
+        )
+
+    return serving_publication_consistent
+
+
+# ----------------------------------------------------------------------------------------
+# warnings: row-count drops (materialization history) and upstream coverage
+
+
+def per_run_rows(records) -> list[tuple[str, float]]:
+    """(run_id, rows per partition) for each run, newest first, from materialization records.
+
+    A run over N partitions (a backfill) records N materializations carrying the run's total
+    row count; dividing by N makes a backfill comparable with a single day."""
+    runs: dict[str, list] = {}
+    order: list[str] = []
+    for rec in records:
+        mat = rec.asset_materialization
+        if mat is None or "dagster/row_count" not in mat.metadata:
+            continue
+        if rec.run_id not in runs:
+            runs[rec.run_id] = []
+            order.append(rec.run_id)
+        runs[rec.run_id].append(mat.metadata["dagster/row_count"].value)
+    return [(r, float(runs[r][0]) / len(runs[r])) for r in order]
+
+
+def drop_verdict(history: list[float], ratio: float) -> tuple[bool, dict]:
+    """history: rows per partition, newest first. Passed unless the newest falls below
+    `ratio` x the median of up to HISTORY_RUNS earlier runs (with MIN_HISTORY of them)."""
+    if len(history) < MIN_HISTORY + 1:
+        return True, {"note": f"fewer than {MIN_HISTORY} earlier materializations: nothing to compare"}
+    latest, previous = history[0], history[1:HISTORY_RUNS + 1]
+    median = statistics.median(previous)
+    passed = not (median > 0 and latest < ratio * median)
+    return passed, {"latest_rows_per_partition": round(latest, 2), "median_of_previous": round(median, 2),
+                    "previous_runs": len(previous), "threshold_ratio": ratio}
+
+
+def row_count_drop_check(asset: str, *, daily: bool) -> dg.AssetChecksDefinition:
+    ratio = DROP_RATIO_DAILY if daily else DROP_RATIO_GLOBAL
+
+    @dg.asset_check(asset=dg.AssetKey(asset), name=f"{asset}_row_count_drop", blocking=False,
+                    description=f"Warns when the rows of the latest materialization fall below {ratio:.0%} of the "
+                                "median of the previous ones" + (" (per partition day)." if daily else "."))
+    def _check(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+        result = context.instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset)), limit=400)
+        history = [rows for _, rows in per_run_rows(result.records)]
+        passed, meta = drop_verdict(history, ratio)
+        return dg.AssetCheckResult(passed=passed, severity=WARN, metadata=meta)
+
+    return _check
+
+
+def coverage_check(asset: str, table: str, source: str) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=dg.AssetKey(asset), name=f"{asset}_coverage", blocking=False,
+        description=f"Share of papers older than {COVERAGE_LAG_DAYS} days (upstreams index late) that have a "
+                    f"{source} record; warns below {MIN_COVERAGE:.0%}.")
+    def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
+        with database.transaction() as conn:
+            _read_only(conn)
+            if _tables_exist(conn, [table, "wove.papers"]):
+                return dg.AssetCheckResult(passed=True, metadata={"skipped": f"{table} not migrated"})
+            row = db.fetch_all(conn, sql.SQL("""
+                WITH old AS (SELECT arxiv_id FROM wove.papers
+                             WHERE oai_datestamp <= (SELECT max(oai_datestamp) FROM wove.papers) - %s::int)
+                SELECT (SELECT count(*) FROM old) AS papers,
+                       (SELECT count(*) FROM old JOIN {} t USING (arxiv_id)) AS covered,
+                       (SELECT count(*) FROM wove.papers) AS all_papers,
+                       (SELECT count(*) FROM {}) AS all_covered""").format(
+                sql.Identifier(*table.split(".")), sql.Identifier(*table.split("."))), (COVERAGE_LAG_DAYS,))[0]
+        papers, covered = int(row["papers"]), int(row["covered"])
+        coverage = covered / papers if papers else None
+        passed = papers < MIN_COVERAGE_PAPERS or coverage >= MIN_COVERAGE
+        return dg.AssetCheckResult(passed=passed, severity=WARN, metadata={
+            "coverage": round(coverage, 4) if coverage is not None else -1.0,
+            "papers_considered": papers, "papers_covered": covered,
+            "coverage_all_papers": round(int(row["all_covered"]) / int(row["all_papers"]), 4) if row["all_papers"] else 0.0,
+            "lag_days": COVERAGE_LAG_DAYS, "threshold": MIN_COVERAGE})
+
+    return _check
+
+
+def _warning_checks() -> list[dg.AssetChecksDefinition]:
+    out = [row_count_drop_check(a, daily=True) for a in ("papers", "s2_papers", "openalex_works", "paper_embeddings")]
+    out += [row_count_drop_check(a, daily=False) for a in ("researcher_metrics", "serving")]
+    out += [coverage_check("s2_papers", "wove.s2_papers", "Semantic Scholar"),
+            coverage_check("openalex_works", "wove.openalex_works", "OpenAlex")]
+    return out
+
+
+ALL_CHECKS: list[dg.AssetChecksDefinition] = [
+    *_integrity_checks(), _embedding_dimensions_check(), _serving_check(), *_warning_checks()
+]
+
+
+def _target(check: dg.AssetChecksDefinition) -> dg.AssetKey:
+    return next(iter(check.check_keys)).asset_key
+
+
+def checks_for(assets: Iterable) -> list[dg.AssetChecksDefinition]:
+    """The checks whose asset is among `assets` (AssetsDefinitions or AssetSpecs): a check of
+    a stage not wired into the code location is left out."""
+    keys = set()
+    for a in assets:
+        keys.update(getattr(a, "keys", None) or {a.key})
+    return [c for c in ALL_CHECKS if _target(c) in keys]
