@@ -1,35 +1,55 @@
-"""The wove code location: assets, jobs, schedule and resources, assembled in one place.
+"""The wove code location: assets, checks, jobs, schedules and resources, in one place.
 
 The asset graph reads like the diagram in DESIGN.md:
-arxiv_records -> papers -> (enrichment, embeddings) -> authorships -> researchers -> metrics -> serving
+
+    arxiv_records -> papers -+-> s2_papers, openalex_works -> s2_authors, openalex_authors,
+                             |   institutions -> authorships -> researchers -> researcher_metrics -> serving
+                             +-> paper_embeddings ------------------------------------------------^
 """
 
 import dagster as dg
 
-from wove_pipeline.assets import enrichment, harvest
+from wove_pipeline.assets import checks, embeddings, enrichment, harvest, matching, serving
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
+from wove_pipeline.resources.embedder import EmbedderResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 
-daily_assets = [harvest.arxiv_records, harvest.papers, *enrichment.daily_enrichment_assets]
+# Partitioned by OAI day: one run per day (or per month in a backfill).
+daily_assets = [
+    harvest.arxiv_records,
+    harvest.papers,
+    *enrichment.daily_enrichment_assets,
+    embeddings.paper_embeddings,
+]
+# Global and incremental: they recompute only what the new days touched.
+global_assets = [matching.researchers, serving.researcher_metrics, serving.serving]
 
 daily_job = dg.define_asset_job(
     "daily_harvest",
     selection=dg.AssetSelection.assets(*daily_assets),
-    description="Harvest one OAI day and everything downstream of it.",
+    description="Harvest one OAI day, enrich and embed its papers.",
 )
+publish_job = dg.define_asset_job(
+    "publish",
+    selection=dg.AssetSelection.assets(*global_assets),
+    description="Match new author positions, recompute affected metrics, publish the serving schema.",
+)
+
+# Unpartitioned jobs that run after the daily job, in graph order.
+GLOBAL_JOBS: list[str] = ["publish"]
 
 # arXiv announces around 20:00 US Eastern, Sunday to Thursday; by 06:00 UTC the previous
 # UTC day's datestamps are complete. Weekend days are harvested too (metadata fixes land
 # every day; an empty day is a normal, cheap noRecordsMatch).
-# Unpartitioned jobs that run after the daily job, in graph order (matching, metrics, serving).
-GLOBAL_JOBS: list[str] = []
-
 daily_schedule = dg.build_schedule_from_partitioned_job(daily_job, hour_of_day=6, minute_of_hour=0)
+# Publishing waits for the day's harvest and enrichment (a run of both fits well inside 2 h).
+publish_schedule = dg.ScheduleDefinition(name="publish_daily", job=publish_job, cron_schedule="0 8 * * *")
 
 defs = dg.Definitions(
-    assets=[*daily_assets, *enrichment.refresh_assets],
-    jobs=[daily_job, enrichment.citation_refresh_job],
-    schedules=[daily_schedule, enrichment.citation_refresh_schedule],
+    assets=checks.apply_freshness([*daily_assets, *global_assets, *enrichment.refresh_assets]),
+    asset_checks=checks.ALL_CHECKS,
+    jobs=[daily_job, publish_job, enrichment.citation_refresh_job],
+    schedules=[daily_schedule, publish_schedule, enrichment.citation_refresh_schedule],
     resources={
         "database": DatabaseResource(url=dg.EnvVar("WOVE_DATABASE_URL")),
         "raw_store": RawStoreResource(),
@@ -37,5 +57,6 @@ defs = dg.Definitions(
         # Keys are read from S2_API_KEY / OPENALEX_API_KEY when a run starts, never at import.
         "s2": SemanticScholarResource(),
         "openalex": OpenAlexResource(),
+        "embedder": EmbedderResource(),
     },
 )

@@ -320,17 +320,15 @@ def _open_asset_graph(page, nodes: list[dict]) -> None:
     for group in groups:
         page.get_by_text(group, exact=True).first.wait_for(state="visible")
     if len(groups) > 1:
-        # With several groups the graph opens them collapsed: open each group node (its ⇕).
-        for _ in range(len(groups)):
-            toggles = page.get_by_role("img", name="unfold_more")
-            if toggles.count() == 0:
-                break
-            toggles.first.click()
-            page.wait_for_timeout(500)
-        if not page.get_by_text("papers", exact=True).first.is_visible():
-            # The graph settings menu (gear, bottom right) has "Expand all groups" too.
-            page.get_by_role("img", name="settings").last.click()
-            page.get_by_text("Expand all groups").first.click()
+        # With several groups the graph opens them collapsed: "Expand all groups" in the
+        # graph's settings menu (the gear, bottom right; the last "settings" icon on the page),
+        # then load that URL again so the graph is laid out and fitted with every group open.
+        page.get_by_role("img", name="settings").last.click()
+        page.get_by_text("Expand all groups").filter(visible=True).first.click()
+        page.wait_for_url("**expanded=**")
+        page.goto(page.url)
+        for group in groups:
+            page.get_by_text(group, exact=True).first.wait_for(state="visible")
     for name in ("arxiv_records", "papers"):
         page.get_by_text(name, exact=True).first.wait_for(state="visible")
 

@@ -18,7 +18,7 @@ CREATE TABLE wove.researcher_mentions (
     arxiv_id       text NOT NULL,
     position       integer NOT NULL,
     researcher_id  bigint NOT NULL REFERENCES wove.researchers (researcher_id) DEFERRABLE INITIALLY DEFERRED,
-    outcome        text NOT NULL CHECK (outcome IN ('linked', 'new_profile', 'not_sure', 'override', 'clustered')),
+    outcome        text NOT NULL,                 -- clustered | singleton | linked | new | not_sure | forced | existing
     score          real,
     evidence       jsonb NOT NULL DEFAULT '{}',
     matched_at     timestamptz NOT NULL DEFAULT now(),
@@ -27,12 +27,23 @@ CREATE TABLE wove.researcher_mentions (
 );
 CREATE INDEX researcher_mentions_researcher_idx ON wove.researcher_mentions (researcher_id);
 
--- Retired ids: a merge keeps one id and redirects the others; a split keeps the id on the larger part.
+-- Retired ids: a merge keeps one id and redirects the others here. (new_id is NULL only
+-- for an id whose every paper left the corpus.)
 CREATE TABLE wove.researcher_redirects (
     old_id         bigint PRIMARY KEY,
-    new_id         bigint NOT NULL,
-    reason         text NOT NULL,                 -- 'merge' | 'split' | 'override'
+    new_id         bigint,
+    reason         text NOT NULL,                 -- 'merge' | 'orphaned'
     redirected_at  timestamptz NOT NULL DEFAULT now()
+);
+
+-- Every identity change, in order: merges, splits (a split keeps the id on the larger part
+-- and carves new ids out of it), orphaned ids.
+CREATE TABLE wove.researcher_id_events (
+    event_id       bigserial PRIMARY KEY,
+    kind           text NOT NULL,                 -- 'merge' | 'split' | 'orphaned'
+    old_id         bigint NOT NULL,
+    new_id         bigint,
+    happened_at    timestamptz NOT NULL DEFAULT now()
 );
 
 -- Manual corrections that survive every re-run.

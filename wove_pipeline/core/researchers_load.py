@@ -1,0 +1,262 @@
+"""Author matching against the database: mentions in, stable researcher ids out.
+
+One call of `match_researchers` runs in one transaction:
+
+1. load every author position (wove.paper_authors) with its evidence: the paper's text,
+   categories and date, co-authors, and the aligned S2 / OpenAlex ids, ORCID and
+   institutions from wove.authorships;
+2. find what is new: papers never matched, or whose author evidence changed since (a hash
+   per paper in wove.matching_state, so late enrichment re-decides those positions);
+3. cluster: everything at once on the first run (or `full=True`), otherwise assign the new
+   mentions incrementally, newest first, onto the existing researchers;
+4. map clusters to stable ids (core.matching.identity) and write only what changed:
+   links, touched researchers, redirects and id events. Researchers the run did not
+   touch keep their rows and ids byte for byte.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from wove_pipeline.core import db
+from wove_pipeline.core.matching.cluster import Assignment, MatchConfig, assign_incremental, match_all
+from wove_pipeline.core.matching.identity import Redirect, assign_ids
+from wove_pipeline.core.matching.mentions import Mention, normalize_orcid
+from wove_pipeline.core.matching.names import make_name, normalize_text
+from wove_pipeline.core.matching.overrides import Overrides
+from wove_pipeline.core.matching.sandbox_eval import MAX_COAUTHORS
+
+MENTIONS_SQL = """
+SELECT pa.arxiv_id, pa.position, pa.keyname, pa.forenames, pa.suffix, pa.affiliations,
+       p.published, p.categories, p.title, p.abstract, p.journal_ref,
+       au.s2_author_id, au.s2_confidence, au.openalex_author_id, au.openalex_confidence,
+       au.orcid, au.institution_ids, au.raw_affiliations
+FROM wove.paper_authors pa
+JOIN wove.papers p USING (arxiv_id)
+LEFT JOIN wove.authorships au USING (arxiv_id, position)
+ORDER BY pa.arxiv_id, pa.position
+"""
+
+# An aligned upstream id below this confidence is not used as evidence.
+MIN_ALIGNMENT_CONFIDENCE = 0.5
+
+
+@dataclass
+class MatchSummary:
+    mentions: int
+    new_mentions: int
+    mode: str  # "full" | "incremental" | "unchanged"
+    researchers: int
+    touched_researchers: int
+    created: int
+    retired: int
+    links_written: int
+    not_sure: int
+
+
+def mention_id(arxiv_id: str, position: int) -> str:
+    return f"{arxiv_id}:{position}"
+
+
+def _split_mention_id(mid: str) -> tuple[str, int]:
+    arxiv_id, _, position = mid.rpartition(":")
+    return arxiv_id, int(position)
+
+
+def load_mentions(conn: psycopg.Connection) -> tuple[list[Mention], dict[str, str]]:
+    """Every author position as a Mention, and a hash of each paper's author evidence."""
+    by_paper: dict[str, list[dict]] = defaultdict(list)
+    for row in db.fetch_all(conn, MENTIONS_SQL):
+        by_paper[row["arxiv_id"]].append(row)
+    mentions: list[Mention] = []
+    evidence_hash: dict[str, str] = {}
+    for arxiv_id, rows in by_paper.items():
+        keys = [make_name(r["forenames"], None, r["keyname"]).block for r in rows]
+        big = len(rows) > MAX_COAUTHORS  # giant collaborations carry no per-person co-author signal
+        digest = hashlib.sha256()
+        for k, r in enumerate(rows):
+            s2_ok = (r["s2_confidence"] or 0) >= MIN_ALIGNMENT_CONFIDENCE
+            oa_ok = (r["openalex_confidence"] or 0) >= MIN_ALIGNMENT_CONFIDENCE
+            confidences = [c for c, ok in ((r["s2_confidence"], s2_ok), (r["openalex_confidence"], oa_ok)) if ok]
+            m = Mention(
+                mention_id=mention_id(arxiv_id, r["position"]),
+                paper_id=arxiv_id,
+                position=r["position"],
+                first=r["forenames"],
+                last=r["keyname"],
+                suffix=r["suffix"],
+                affiliations=list(r["affiliations"] or []) or list(r["raw_affiliations"] or []),
+                s2_author_id=r["s2_author_id"] if s2_ok else None,
+                openalex_author_id=r["openalex_author_id"] if oa_ok else None,
+                orcid=normalize_orcid(r["orcid"]) if oa_ok else None,
+                institution_ids=list(r["institution_ids"] or []) if oa_ok else [],
+                coauthor_keys=[] if big else [x for j, x in enumerate(keys) if j != k],
+                categories=list(r["categories"] or []),
+                text=f"{r['title']}\n{r['abstract'] or ''}",
+                year=r["published"].year if r["published"] else None,
+                published=r["published"],
+                venue=r["journal_ref"],
+                n_authors=len(rows),
+                alignment_confidence=min(confidences) if confidences else None,
+            )
+            mentions.append(m)
+            digest.update(
+                json.dumps(
+                    [m.position, m.first, m.last, m.suffix, m.affiliations, m.s2_author_id, m.openalex_author_id,
+                     m.orcid, m.institution_ids, m.categories],
+                    default=str,
+                ).encode()
+            )
+        evidence_hash[arxiv_id] = digest.hexdigest()
+    return mentions, evidence_hash
+
+
+def load_overrides(conn: psycopg.Connection) -> Overrides:
+    overrides = Overrides()
+    for r in db.fetch_all(conn, "SELECT * FROM wove.match_overrides ORDER BY created_at, override_id"):
+        a, b = mention_id(r["arxiv_id_a"], r["position_a"]), mention_id(r["arxiv_id_b"], r["position_b"])
+        if r["kind"] == "force_link":
+            overrides.force_link(a, b, r["note"] or "", r["created_at"])
+        else:
+            overrides.force_split(a, b, r["note"] or "", r["created_at"])
+    return overrides
+
+
+def _display_name(members: list[Mention]) -> str:
+    """The most frequent printed name; ties go to the fullest form ("Peng Wang" over "P. Wang")."""
+    names = Counter(" ".join(x for x in (m.first, m.last, m.suffix) if x) for m in members)
+    return max(names, key=lambda n: (names[n], len(n), n))
+
+
+def _researcher_row(rid: int, members: list[Mention]) -> tuple:
+    name = _display_name(members)
+    orcids = Counter(m.orcid for m in members if m.orcid)
+    return (
+        rid,
+        name,
+        normalize_text(name),
+        len(members),
+        orcids.most_common(1)[0][0] if orcids else None,
+        sorted({m.s2_author_id for m in members if m.s2_author_id}),
+        sorted({m.openalex_author_id for m in members if m.openalex_author_id}),
+    )
+
+
+def match_researchers(
+    conn: psycopg.Connection, *, full: bool = False, config: MatchConfig | None = None,
+    now: dt.datetime | None = None,
+) -> MatchSummary:
+    """Match every unmatched or changed author position; write stable researcher ids."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    db.advisory_lock(conn, "researchers")
+    mentions, evidence = load_mentions(conn)
+    by_id = {m.mention_id: m for m in mentions}
+    state = {r["arxiv_id"]: r["content"] for r in db.fetch_all(conn, "SELECT arxiv_id, content FROM wove.matching_state")}
+    changed_papers = {p for p, h in evidence.items() if state.get(p) != h}
+    previous = {
+        mention_id(r["arxiv_id"], r["position"]): r["researcher_id"]
+        for r in db.fetch_all(conn, "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions")
+    }
+    redirects = {
+        r["old_id"]: Redirect(r["old_id"], r["new_id"], r["reason"], r["redirected_at"])
+        for r in db.fetch_all(conn, "SELECT * FROM wove.researcher_redirects")
+    }
+    overrides = load_overrides(conn)
+    next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
+
+    if not changed_papers and set(previous) == set(by_id):
+        return MatchSummary(len(mentions), 0, "unchanged", db.fetch_value(conn, "SELECT count(*) FROM wove.researchers"),
+                            0, 0, 0, 0, 0)
+
+    new_ids = {m.mention_id for m in mentions if m.paper_id in changed_papers or m.mention_id not in previous}
+    if full or not previous:
+        mode = "full"
+        assignment: Assignment = match_all(mentions, overrides, config)
+    else:
+        mode = "incremental"
+        kept = {mid: rid for mid, rid in previous.items() if mid in by_id and mid not in new_ids}
+        assignment = assign_incremental(
+            [by_id[mid] for mid in kept], kept, [by_id[mid] for mid in new_ids], overrides, config
+        )
+    identity = assign_ids(previous, assignment.clusters, redirects=redirects, next_id=next_id, at=now)
+
+    # What changed: links of new mentions and of mentions whose id moved; researchers that
+    # gained, lost or changed members.
+    moved = {mid for mid, rid in identity.mention_ids.items() if previous.get(mid) != rid}
+    rewrite = new_ids | moved
+    members: dict[int, list[Mention]] = defaultdict(list)
+    for mid, rid in identity.mention_ids.items():
+        members[rid].append(by_id[mid])
+    touched = {identity.mention_ids[mid] for mid in rewrite} | {previous[mid] for mid in moved if mid in previous}
+    touched |= set(identity.retired)
+
+    live_touched = sorted(rid for rid in touched if rid in members)
+    db.upsert_rows(
+        conn, "wove.researchers",
+        ("researcher_id", "display_name", "normalized_name", "mention_count", "orcid", "s2_author_ids",
+         "openalex_author_ids"),
+        (_researcher_row(rid, members[rid]) for rid in live_touched),
+        key=("researcher_id",),
+    )
+    conn.execute("UPDATE wove.researchers SET updated_at = %s WHERE researcher_id = ANY(%s)", (now, live_touched))
+    # Links: remove those being rewritten (and those of vanished positions), then COPY.
+    stale = [(_split_mention_id(mid)) for mid in previous if mid not in by_id or mid in rewrite]
+    if stale:
+        conn.execute(
+            "DELETE FROM wove.researcher_mentions rm USING unnest(%s::text[], %s::int[]) AS s(arxiv_id, position) "
+            "WHERE rm.arxiv_id = s.arxiv_id AND rm.position = s.position",
+            ([a for a, _ in stale], [p for _, p in stale]),
+        )
+    links = assignment.links
+    not_sure = 0
+    rows = []
+    for mid in sorted(rewrite):
+        arxiv_id, position = _split_mention_id(mid)
+        link = links.get(mid)
+        outcome = link.outcome if link else "clustered"
+        not_sure += outcome == "not_sure"
+        evidence_doc = {"partner": link.partner, "features": link.evidence} if link else {}
+        rows.append((arxiv_id, position, identity.mention_ids[mid], outcome, link.score if link else None,
+                     Jsonb(evidence_doc), now))
+    db.copy_rows(
+        conn, "wove.researcher_mentions",
+        ("arxiv_id", "position", "researcher_id", "outcome", "score", "evidence", "matched_at"), rows,
+    )
+    retired = sorted(set(identity.retired))
+    if retired:
+        conn.execute("DELETE FROM wove.researchers WHERE researcher_id = ANY(%s)", (retired,))
+    db.upsert_rows(
+        conn, "wove.researcher_redirects", ("old_id", "new_id", "reason", "redirected_at"),
+        ((r.old_id, r.new_id, r.reason, r.at or now) for r in identity.redirects.values()),
+        key=("old_id",),
+    )
+    db.copy_rows(
+        conn, "wove.researcher_id_events", ("kind", "old_id", "new_id", "happened_at"),
+        ((r.reason, r.old_id, r.new_id, r.at or now) for r in identity.new_redirects),
+    )
+    conn.execute("SELECT setval('wove.researcher_id_seq', %s, false)", (max(identity.next_id, next_id),))
+    db.upsert_rows(
+        conn, "wove.matching_state", ("arxiv_id", "matched_at", "content"),
+        ((p, now, evidence[p]) for p in sorted(changed_papers)), key=("arxiv_id",),
+    )
+    gone = sorted(set(state) - set(evidence))
+    if gone:
+        conn.execute("DELETE FROM wove.matching_state WHERE arxiv_id = ANY(%s)", (gone,))
+    return MatchSummary(
+        mentions=len(mentions),
+        new_mentions=len(new_ids),
+        mode=mode,
+        researchers=len(members),
+        touched_researchers=len(live_touched),
+        created=len(identity.created),
+        retired=len(retired),
+        links_written=len(rows),
+        not_sure=not_sure,
+    )
