@@ -202,20 +202,27 @@ def _is_code_constant(node: ast.AST, constants: set[str]) -> bool:
         return all(_is_code_constant(v.value, constants) for v in node.values if isinstance(v, ast.FormattedValue))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _is_code_constant(node.left, constants) and _is_code_constant(node.right, constants)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("items", "values", "keys", "join")):
+        return _is_code_constant(node.func.value, constants) and all(_is_code_constant(a, constants)
+                                                                     for a in node.args)
     return False
 
 
-def _local_constants(func: ast.AST) -> set[str]:
-    """Locals every assignment of which is a code constant (e.g. kind = "PROCEDURE" if ... else "FUNCTION")."""
+def _local_constants(func: ast.AST, proven: frozenset[str] = frozenset()) -> set[str]:
+    """Locals every assignment of which is a code constant (e.g. kind = "PROCEDURE" if ... else
+    "FUNCTION", or loop variables over a constant table), plus `proven` parameters."""
     assigned: dict[str, list[ast.AST]] = {}
     for node in ast.walk(func):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     assigned.setdefault(target.id, []).append(node.value)
-        elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
-            assigned.setdefault(node.target.id, []).append(node.iter)
-    constants: set[str] = set()
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            for target in ast.walk(node.target):
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.iter)
+    constants: set[str] = set(proven)
     changed = True
     while changed:
         changed = False
@@ -240,20 +247,64 @@ def _looks_like_sql(node: ast.AST) -> bool:
     return text.startswith(SQL_START) or " from " in text or " where " in text
 
 
-def unsafe_sql(source: str, filename: str = "<src>") -> list[str]:
+def proven_parameters(sources: list[str]) -> dict[str, frozenset[str]]:
+    """function name -> parameters that every call site in `sources` passes a code constant
+    (a table name written at the call, say). Such a parameter may be interpolated as an
+    identifier; one call site passing data and it may not."""
+    trees = [ast.parse(src) for src in sources]
+    params: dict[str, list[str]] = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                params[node.name] = [a.arg for a in node.args.args + node.args.kwonlyargs]
+    ok: dict[str, set[str]] = {name: set(p) for name, p in params.items()}
+    called: set[str] = set()
+    for tree in trees:
+        for caller in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+            constants = _local_constants(caller)
+            for call in [n for n in ast.walk(caller) if isinstance(n, ast.Call)]:
+                name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+                if name not in params:
+                    continue
+                called.add(name)
+                names = params[name]
+                offset = 1 if names and names[0] in ("self", "cls") and isinstance(call.func, ast.Attribute) else 0
+                passed = {names[i + offset]: a for i, a in enumerate(call.args) if i + offset < len(names)}
+                passed.update({k.arg: k.value for k in call.keywords if k.arg})
+                for param in list(ok[name]):
+                    if param not in passed or not _is_code_constant(passed[param], constants):
+                        ok[name].discard(param)
+    return {name: frozenset(p) for name, p in ok.items() if name in called}
+
+
+# Reviewed by hand: (file, function) -> why the text it puts into SQL is not data.
+REVIEWED = {
+    ("wove_pipeline/core/serving.py", "_move_foreign_objects"):
+        "regprocedure::text read from pg_catalog: PostgreSQL's own quoted rendering of a function signature",
+}
+
+
+def unsafe_sql(source: str, filename: str = "<src>", proven: dict[str, frozenset[str]] | None = None) -> list[str]:
     """SQL text built from data: an f-string, %-format, + concatenation or str.format() passed
     to execute()/fetch_*()/copy()/sql.SQL(), directly or through a local variable, whose
     interpolated values are not code constants. psycopg.sql composition is the allowed way."""
     tree = ast.parse(source, filename)
     problems = []
+    proven = proven or {}
     for func in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))]:
-        constants = _local_constants(func)
+        if (filename, getattr(func, "name", "")) in REVIEWED:
+            continue
+        constants = _local_constants(func, proven.get(getattr(func, "name", ""), frozenset()))
+        nested = {id(n) for inner in ast.walk(func) if inner is not func
+                  and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(inner)}
         built: dict[str, ast.AST] = {}
         for node in ast.walk(func):
+            if id(node) in nested:
+                continue  # judged with its own function's locals
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 built[node.targets[0].id] = node.value
         for node in ast.walk(func):
-            if not (isinstance(node, ast.Call) and node.args):
+            if id(node) in nested or not (isinstance(node, ast.Call) and node.args):
                 continue
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if name not in SQL_SINKS:
@@ -277,12 +328,12 @@ def unsafe_sql(source: str, filename: str = "<src>") -> list[str]:
 
 
 def test_no_sql_is_built_from_data_in_the_code_base(figures):
-    files = sorted((ROOT / "wove_pipeline").rglob("*.py"))
+    files = [p for p in sorted((ROOT / "wove_pipeline").rglob("*.py")) if "sandbox" not in p.parts]
+    sources = {p: p.read_text() for p in files}  # (the sandbox speaks HTTP, not SQL)
+    proven = proven_parameters(list(sources.values()))
     problems = []
-    for path in files:
-        if "sandbox" in path.parts:
-            continue  # the sandbox speaks HTTP, not SQL
-        problems += unsafe_sql(path.read_text(), str(path.relative_to(ROOT)))
+    for path, source in sources.items():
+        problems += unsafe_sql(source, str(path.relative_to(ROOT)), proven)
     assert not problems, "\n".join(problems)
     figures.bad_inputs["source_files_scanned_for_sql"] += len(files)
 
@@ -295,21 +346,27 @@ PLANTED = [
     'def f(conn, name):\n    q = f"SELECT * FROM wove.papers WHERE title = \'{name}\'"\n    conn.execute(q)\n',
     'def f(conn, table):\n    db.fetch_all(conn, f"SELECT count(*) FROM {table}")\n',
     'def f(conn, table):\n    conn.execute(sql.SQL(f"SELECT count(*) FROM {table}"))\n',
+    # an identifier parameter is fine only while every caller passes a constant
+    'def count(conn, table):\n    conn.execute(f"SELECT count(*) FROM {table}")\n'
+    'def g(conn, user_table):\n    count(conn, "wove.papers")\n    count(conn, user_table)\n',
 ]
 ALLOWED = [
     'def f(conn, arxiv_id):\n    conn.execute("SELECT * FROM wove.papers WHERE arxiv_id = %s", (arxiv_id,))\n',
     'def f(conn, t):\n    conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(t)))\n',
     'SCHEMA = "serving"\ndef f(conn):\n    conn.execute(f"DROP SCHEMA {SCHEMA} CASCADE")\n',
     'def f(conn, p):\n    kind = "PROCEDURE" if p else "FUNCTION"\n    conn.execute(sql.SQL(f"ALTER {kind} {{}}"))\n',
+    'def count(conn, table):\n    conn.execute(f"SELECT count(*) FROM {table}")\n'
+    'def g(conn):\n    count(conn, "wove.papers")\n    count(conn, table="wove.s2_papers")\n',
+    'TABLES = ("a", "b")\ndef f(conn):\n    for t in TABLES:\n        conn.execute(f"SELECT count(*) FROM {t}")\n',
 ]
 
 
 @pytest.mark.parametrize("source", PLANTED)
 def test_the_scan_catches_a_planted_injection(source, figures):
-    assert unsafe_sql(source), source
+    assert unsafe_sql(source, proven=proven_parameters([source])), source
     figures.bad_inputs["planted_sql_injections"] += 1
 
 
 @pytest.mark.parametrize("source", ALLOWED)
 def test_the_scan_allows_parameters_and_sql_composition(source):
-    assert not unsafe_sql(source), source
+    assert not unsafe_sql(source, proven=proven_parameters([source])), source
