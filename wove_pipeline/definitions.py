@@ -45,9 +45,12 @@ daily_schedule = dg.build_schedule_from_partitioned_job(daily_job, hour_of_day=6
 # Publishing waits for the day's harvest and enrichment (a run of both fits well inside 2 h).
 publish_schedule = dg.ScheduleDefinition(name="publish_daily", job=publish_job, cron_schedule="0 8 * * *")
 
+# Daily assets carry a freshness policy; every asset gets its integrity checks.
+all_assets = checks.apply_freshness([*daily_assets, *global_assets, *enrichment.refresh_assets])
+
 defs = dg.Definitions(
-    assets=checks.apply_freshness([*daily_assets, *global_assets, *enrichment.refresh_assets]),
-    asset_checks=checks.ALL_CHECKS,
+    assets=all_assets,
+    asset_checks=checks.checks_for(all_assets),
     jobs=[daily_job, publish_job, enrichment.citation_refresh_job],
     schedules=[daily_schedule, publish_schedule, enrichment.citation_refresh_schedule],
     resources={

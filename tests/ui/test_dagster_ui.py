@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import shutil
 import signal
 import socket
@@ -324,7 +325,7 @@ def _open_asset_graph(page, nodes: list[dict]) -> None:
         # graph's settings menu (the gear, bottom right; the last "settings" icon on the page),
         # then load that URL again so the graph is laid out and fitted with every group open.
         page.get_by_role("img", name="settings").last.click()
-        page.get_by_text("Expand all groups").filter(visible=True).first.click()
+        page.get_by_role("menuitem", name=re.compile("Expand all groups")).first.click()
         page.wait_for_url("**expanded=**")
         page.goto(page.url)
         for group in groups:

@@ -49,7 +49,7 @@ from .scoring import (
 @dataclass
 class MatchConfig:
     weights: Weights = field(default_factory=Weights)
-    threshold: float = 0.5  # link when mean pair probability >= threshold
+    threshold: float = 0.55  # link when mean pair probability >= threshold (average linkage cut at 1 - threshold)
     unsure_low: float = 0.3  # incremental: [unsure_low, threshold) -> "not_sure", new profile
     max_block: int = 2000  # blocks above this are sub-blocked
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions

@@ -6,7 +6,7 @@ Each piece of evidence adds a log-odds contribution; the pair probability is
 
 * **prior from name ambiguity** (S2AND's most important features are name counts):
   ``log(K) - log(ambiguity)`` where ambiguity is the number of mentions in the block whose
-  name is compatible with the pair's names (the larger of the two) and K (=4) is a
+  name is compatible with the pair's names (the larger of the two) and K (=5) is a
   typical number of mentions per person. A rare name with no other evidence merges; a
   "Peng Wang" needs several pieces of evidence.
 * **name grade**: equal full given names +1.0, equal middle names on both sides +1.0,
@@ -20,7 +20,12 @@ Each piece of evidence adds a log-odds contribution; the pair probability is
   split). Scaled by the id's alignment confidence when known.
 * **e-mail** (S2AND data): equal +4.0, different -0.5.
 * **co-authors** (shared co-author block keys, self excluded): 1 -> +3.0, 2 -> +5.0,
-  3+ -> +6.0. Shared co-authors are the strongest non-id signal in every AND study.
+  3+ -> +6.0; both have co-authors and share none -> -0.5. Shared co-authors are the
+  strongest non-id signal in every AND study.
+
+Principle: *missing* evidence is neutral, *present but disagreeing* evidence is negative.
+That lets the name prior be generous enough for thin input (names + affiliations only)
+while full-evidence pairs that share nothing are still held apart.
 * **affiliations**: TF-IDF cosine of affiliation strings, +3.0 x cos; both present and
   no overlap (cos < 0.05) -0.5 (people move, so the penalty is small).
 * **institution ids**: shared +2.0, both present and disjoint -1.0.
@@ -57,7 +62,7 @@ from .names import Name, name_evidence, normalize_text
 
 @dataclass
 class Weights:
-    prior_k: float = 4.0
+    prior_k: float = 5.0
     name_full_exact: float = 1.0
     name_middle_equal: float = 1.0
     name_weak: float = -0.3  # initials only, nickname, middle on one side
@@ -70,6 +75,7 @@ class Weights:
     email_equal: float = 4.0
     email_diff: float = -0.5
     coauthor: tuple[float, float, float] = (3.0, 5.0, 6.0)
+    coauthor_none: float = -0.5  # both have co-authors, none shared
     affiliation: float = 3.0
     affiliation_none: float = -0.5
     institution_shared: float = 2.0
@@ -175,6 +181,7 @@ class MatchData:
     paper_row: np.ndarray
     position: np.ndarray
     has_affil: np.ndarray
+    has_coauthors: np.ndarray
     has_inst: np.ndarray
     has_cats: np.ndarray
     has_text: np.ndarray
@@ -240,6 +247,7 @@ def build_data(mentions: list[Mention]) -> MatchData:
         paper_row=paper_row,
         position=np.array([m.position if m.position is not None else -1 for m in mentions], dtype=np.int64),
         has_affil=np.diff(affil.indptr) > 0,
+        has_coauthors=np.diff(coauth.indptr) > 0,
         has_inst=np.diff(inst.indptr) > 0,
         has_cats=np.diff(cats.indptr) > 0,
         has_text=(np.diff(text.indptr) > 0)[paper_row],
@@ -422,7 +430,9 @@ def score_pairs(
     if data.coauthors.nnz:
         co = P.sim(data.coauthors)
         c1, c2, c3 = w.coauthor
-        add("coauthors", np.select([co >= 3, co >= 2, co >= 1], [c3, c2, c1], 0.0).astype(np.float32))
+        ha, hb = P.take(data.has_coauthors)
+        v = np.select([co >= 3, co >= 2, co >= 1, ha & hb], [c3, c2, c1, w.coauthor_none], 0.0)
+        add("coauthors", v.astype(np.float32))
 
     if data.affil.nnz:
         cos = P.sim(data.affil)

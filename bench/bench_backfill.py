@@ -1,0 +1,219 @@
+"""A backfill of every stage but embedding, in backfill-policy runs of at most 31 days, then
+one publish; and the cost per 1,000 papers at several sizes, to show how it grows.
+
+    .venv/bin/python -m bench.bench_backfill --papers 10000            # ~12 days, minutes
+    .venv/bin/python -m bench.bench_backfill --papers 100000           # ~122 days
+    nohup .venv/bin/python -m bench.bench_backfill --papers 300000 > /tmp/wove-backfill-300k.log 2>&1 &   # the year
+    .venv/bin/python -m bench.bench_backfill --report                  # RESULTS.md from the saved figures
+
+Each size is its own sandbox world at the same density (``--per-day`` 820 papers a day, so
+300,000 papers are 365 days starting 2025-01-01), its own fresh embedded PostgreSQL in a
+temporary WOVE_HOME under /tmp, and the same code: the daily assets but paper_embeddings
+(``bench_day.real_defs``) over consecutive ranges of at most 31 day partitions, one
+``execute_in_process`` run per range (what ``BackfillPolicy.multi_run(max_partitions_per_run=31)``
+launches from the UI: 365 days are 12 runs), then one ``publish`` run. The sandbox clock
+sits 60 days after the last day.
+
+Figures are saved after every run to ``$WOVE_BENCH_OUT`` (default /tmp/wove-bench-backfill)
+as ``<papers>.json``, so an interrupted run still reports what it did; the RESULTS.md section
+is rebuilt from every saved size each time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bench_day import (  # noqa: E402
+    CATCH_UP_DAYS, DAILY_ORDER, GLOBAL_ORDER, BenchEnv, chunks, load_average, real_defs, run_job,
+)
+
+OUT = Path(os.environ.get("WOVE_BENCH_OUT", "/tmp/wove-bench-backfill"))
+START = dt.date(2025, 1, 1)
+MAX_PARTITIONS_PER_RUN = 31
+SECTION = "Backfill (one year) and cost growth"
+
+
+def _save(fig: dict) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{fig['target']}.json").write_text(json.dumps(fig, indent=1, default=str))
+
+
+def run_size(target: int, per_day: int, seed: int) -> dict:
+    from wove_pipeline.sandbox.generator import generate_world
+
+    days = max(1, round(target / per_day))
+    fig: dict = {"target": target, "per_day": per_day, "days": days, "seed": seed, "status": "generating",
+                 "load_start": load_average(), "started": dt.datetime.now(dt.timezone.utc).isoformat()}
+    _save(fig)
+    t0 = time.perf_counter()
+    world = generate_world(seed=seed, papers_per_day=per_day, days=days, start_day=START)
+    fig["generate_s"] = time.perf_counter() - t0
+    fig["records"] = world.size
+    print(f"[{target}] world: {world.size:,} records, {days} days, generated in {fig['generate_s']:.0f} s", flush=True)
+    real = real_defs()
+    fig["runs"] = []
+    fig["status"] = "daily"
+    _save(fig)
+    with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-backfill-") as be:
+        del world  # the sandbox server holds what it serves
+        w0 = time.perf_counter()
+        for first, last in chunks(START, START + dt.timedelta(days=days - 1), MAX_PARTITIONS_PER_RUN):
+            st = run_job(real, "bench_daily", be.instance, first, last)
+            papers = be.count("SELECT count(*) FROM wove.papers")
+            fig["runs"].append({"first": first, "last": last, "wall": st.wall, "steps": st.steps, "rows": st.rows,
+                                "papers_after": papers, "load": load_average()})
+            fig["daily_wall"] = time.perf_counter() - w0
+            _save(fig)
+            print(f"[{target}] run {first}..{last}: {st.wall:.0f} s, {papers:,} papers so far "
+                  f"(load {load_average()})", flush=True)
+        fig["status"] = "publish"
+        _save(fig)
+        st = run_job(real, "bench_publish", be.instance)
+        fig["publish"] = {"wall": st.wall, "steps": st.steps, "rows": st.rows,
+                          "metadata": {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str))}
+                                       for k, v in st.metadata.items()}}
+        fig["total_wall"] = time.perf_counter() - w0
+        fig["papers"] = be.count("SELECT count(*) FROM wove.papers")
+        fig["authorships"] = be.count("SELECT count(*) FROM wove.authorships")
+        fig["researchers"] = be.count("SELECT count(*) FROM wove.researchers")
+    fig["status"] = "done"
+    fig["load_end"] = load_average()
+    fig["peak_rss_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    _save(fig)
+    print(f"[{target}] done: {fig['total_wall']:.0f} s (publish {fig['publish']['wall']:.0f} s)", flush=True)
+    return fig
+
+
+# ----------------------------------------------------------------------------------------
+# Report
+
+
+def stage_seconds(fig: dict) -> dict[str, float]:
+    """Per-stage step seconds summed over the runs; asset checks as one line."""
+    out = {k: 0.0 for k in DAILY_ORDER + GLOBAL_ORDER + ["checks"]}
+    for run in fig.get("runs", []):
+        for k, v in run["steps"].items():
+            out[k if k in DAILY_ORDER else "checks"] += v
+    for k, v in (fig.get("publish") or {}).get("steps", {}).items():
+        out[k if k in GLOBAL_ORDER else "checks"] += v
+    return out
+
+
+def report(write: bool = True) -> str:
+    figs = sorted((json.loads(p.read_text()) for p in OUT.glob("*.json")), key=lambda f: f["target"])
+    if not figs:
+        raise SystemExit(f"no saved figures under {OUT}")
+    done = [f for f in figs if f.get("status") == "done"]
+    parts = []
+    year = next((f for f in figs if f["target"] >= 300_000), None)
+    if year:
+        n_runs = len(year.get("runs", []))
+        planned = len(chunks(START, START + dt.timedelta(days=year["days"] - 1), MAX_PARTITIONS_PER_RUN))
+        if year.get("status") == "done":
+            total = year["total_wall"]
+            verdict = "PASS" if total <= 3600 else "FAIL"
+            head = (f"**{year['papers']:,} papers** ({year['records']:,} OAI records, {year['days']} days from {START}, "
+                    f"{year['per_day']} papers/day) in **{n_runs} daily runs** of at most {MAX_PARTITIONS_PER_RUN} "
+                    f"partitions + 1 publish: **{total / 60:.1f} min** wall (daily runs {year['daily_wall'] / 60:.1f} min, "
+                    f"publish {year['publish']['wall'] / 60:.1f} min; bar: at most 60 min) -> **{verdict}**. "
+                    f"{year['authorships']:,} authorships, {year['researchers']:,} researchers. World generation "
+                    f"({year['generate_s']:.0f} s) not counted. Peak RSS of the bench process (world + sandbox "
+                    f"server + pipeline): {year['peak_rss_gib']:.1f} GiB. Load average at start {year['load_start']}, "
+                    f"at end {year['load_end']}.")
+        else:
+            papers = year["runs"][-1]["papers_after"] if year.get("runs") else 0
+            head = (f"**Not finished** (status `{year.get('status')}` when this section was written): "
+                    f"{n_runs} of {planned} daily runs done, {papers:,} papers, "
+                    f"{year.get('daily_wall', 0) / 60:.1f} min of daily runs so far. The command above resumes nothing: "
+                    f"rerun it to completion and then `--report`.")
+        parts.append("### The year\n\n" + head)
+        if year.get("runs"):
+            lines = ["| run | days | wall s | papers after | s / 1k new papers | load |", "|---|---|---:|---:|---:|---|"]
+            prev = 0
+            for i, r in enumerate(year["runs"], 1):
+                new = r["papers_after"] - prev
+                prev = r["papers_after"]
+                lines.append(f"| {i} | {r['first']}..{r['last']} | {r['wall']:.0f} | {r['papers_after']:,} | "
+                             f"{r['wall'] / max(new, 1) * 1000:.1f} | {r['load']} |")
+            parts.append("Daily runs (one per backfill range), in order; a flat last-but-one column means the "
+                         "daily stages do not slow down as the database fills:\n\n" + "\n".join(lines))
+    if done:
+        hdr = "| stage | " + " | ".join(f"{f['papers']:,} papers: s (s/1k, papers/s)" for f in done)
+        hdr += " | growth s/1k, smallest -> largest |" if len(done) > 1 else " |"
+        lines = [hdr, "|---" * (len(done) + 1 + (len(done) > 1)) + "|"]
+        secs = [stage_seconds(f) for f in done]
+        for k in DAILY_ORDER + GLOBAL_ORDER + ["checks"]:
+            cells = []
+            for f, s in zip(done, secs):
+                per_k = s[k] / f["papers"] * 1000
+                cells.append(f"{s[k]:.0f} ({per_k:.2f}, {f['papers'] / s[k]:,.0f})" if s[k] > 0 else "-")
+            row = f"| {k if k != 'checks' else 'asset checks'} | " + " | ".join(cells)
+            if len(done) > 1:
+                a, b = secs[0][k] / done[0]["papers"], secs[-1][k] / done[-1]["papers"]
+                row += f" | {b / a:.2f}x |" if a > 0 else " | - |"
+            else:
+                row += " |"
+            lines.append(row)
+        cells, walls = [], []
+        for f in done:
+            walls.append(f["total_wall"] / f["papers"] * 1000)
+            cells.append(f"**{f['total_wall']:.0f}** ({walls[-1]:.2f}, {f['papers'] / f['total_wall']:,.0f})")
+        row = "| **total wall (runs + publish)** | " + " | ".join(cells)
+        growth = walls[-1] / walls[0] if len(done) > 1 else None
+        row += f" | **{growth:.2f}x** |" if growth else " |"
+        lines.append(row)
+        runs = " | ".join(str(len(f["runs"])) + " + 1" for f in done)
+        lines.append(f"| runs (daily + publish) | {runs} |" + (" |" if len(done) > 1 else ""))
+        verdict = ""
+        if growth and done[-1]["papers"] >= 250_000 and done[0]["papers"] <= 15_000:
+            verdict = f"\n\nPer-paper cost 10k -> 300k: **{growth:.2f}x** (bar: at most 1.3x) -> **{'PASS' if growth <= 1.3 else 'FAIL'}**."
+        elif growth:
+            verdict = (f"\n\nPer-paper cost {done[0]['papers']:,} -> {done[-1]['papers']:,} papers: **{growth:.2f}x** "
+                       "(the bar, at most 1.3x, is for 10k -> 300k; the sizes above are what finished).")
+        parts.append(
+            "### Cost per stage at each size\n\nEach size is its own world (same density, same seed) and database; "
+            "seconds are STEP_SUCCESS durations summed over the size's runs; s/1k = seconds per 1,000 papers "
+            "in wove.papers at the end." + "\n\n" + "\n".join(lines) + verdict)
+        pub = "\n".join(
+            f"- {f['papers']:,} papers: researchers {f['publish']['metadata'].get('researchers', {}).get('new_mentions', '?'):,} "
+            f"mentions matched -> {f['researchers']:,} researchers; metrics recomputed for "
+            f"{f['publish']['metadata'].get('researcher_metrics', {}).get('researchers_recomputed', '?'):,} researchers"
+            for f in done)
+        parts.append("Publish at each size:\n\n" + pub)
+    not_done = [f for f in figs if f.get("status") != "done" and f is not year]
+    if not_done:
+        parts.append("Unfinished sizes: " + ", ".join(f"{f['target']:,} ({f.get('status')})" for f in not_done))
+    body = "\n\n".join(parts) + "\n"
+    if write:
+        from bench.results import write_section
+
+        sizes = " ; ".join(f"--papers {f['target']}" for f in figs)
+        write_section(SECTION, body, command=f".venv/bin/python -m bench.bench_backfill {sizes} (one size per command), then --report")
+    return body
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--papers", type=int, action="append", help="world size; repeat for several sizes")
+    ap.add_argument("--per-day", type=int, default=820)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--report", action="store_true", help="only rebuild the RESULTS.md section from saved figures")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+    if not args.report:
+        for n in args.papers or [10_000]:
+            run_size(n, args.per_day, args.seed)
+    print(report(write=not args.no_write))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,339 @@
+"""One realistic arXiv day end to end through every stage, beside the same asset graph with
+no-op bodies run in the same process, then the day's embedding on its own.
+
+    .venv/bin/python -m bench.bench_day [--papers-per-day 1900] [--history-days 7] [--no-embedding]
+
+What it does:
+
+1. Generates a sandbox world of ``history_days + 1`` days ending on a Tuesday (the busiest
+   weekday of the generator: about 1.35x the mean day), so the benchmarked day has at least
+   2,500 OAI records with the default ``--papers-per-day``. The sandbox clock sits 60 days
+   after the last day, so S2 and OpenAlex know most papers (coverage lag).
+2. Starts a fresh embedded PostgreSQL in a temporary WOVE_HOME under /tmp, migrates it and
+   serves the world on loopback (``wove_pipeline.runtime.bring_up``).
+3. History (not timed as the day): the days before it in one range run of the daily assets
+   (every one but paper_embeddings), then ``publish``: the benchmarked day lands on a
+   database that already holds researchers, as in daily operation.
+4. The day: one run of every daily asset but paper_embeddings for that partition, then
+   ``publish`` (researchers -> researcher_metrics -> serving), both with
+   ``execute_in_process`` and with the asset checks of those assets, as in production.
+   Per-step seconds come from the runs' STEP_SUCCESS events in the instance event log.
+5. The same asset graph with no-op bodies (same keys, deps, partitions, backfill policy and
+   check steps; bodies return at once), run the same way on the same instance.
+6. paper_embeddings for the day alone (texts/s).
+
+The day's figures go to bench/RESULTS.md. The helpers (``BenchEnv``, ``StepTimes``,
+``noop_defs``) are reused by bench/bench_backfill.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import dagster as dg  # noqa: E402
+
+RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+EMBEDDINGS = dg.AssetKey("paper_embeddings")
+DAILY_ORDER = ["arxiv_records", "papers", "s2_papers", "openalex_works", "s2_authors", "openalex_authors",
+               "institutions", "authorships"]
+GLOBAL_ORDER = ["researchers", "researcher_metrics", "serving"]
+CATCH_UP_DAYS = 60
+
+
+def load_average() -> str:
+    with open("/proc/loadavg") as f:
+        return " / ".join(f.read().split()[:3])
+
+
+# ----------------------------------------------------------------------------------------
+# Definitions: the real graph without embeddings, and the same graph with no-op bodies
+
+
+def real_defs() -> dg.Definitions:
+    """wove's definitions plus two bench jobs: the daily assets but paper_embeddings, and
+    paper_embeddings alone. The asset checks of the selected assets run in the same runs."""
+    from wove_pipeline import definitions as wd
+
+    daily_keys = [k for a in wd.daily_assets for k in a.keys if k != EMBEDDINGS]
+    jobs = [
+        dg.define_asset_job("bench_daily", selection=dg.AssetSelection.assets(*daily_keys)),
+        dg.define_asset_job("bench_embed", selection=dg.AssetSelection.assets(EMBEDDINGS)),
+        dg.define_asset_job("bench_publish", selection=dg.AssetSelection.assets(*[k for a in wd.global_assets for k in a.keys])),
+    ]
+    d = wd.defs
+    return dg.Definitions(assets=d.assets, asset_checks=d.asset_checks, resources=d.resources, jobs=jobs)
+
+
+def noop_defs(real: dg.Definitions) -> dg.Definitions:
+    """The same asset graph with no-op bodies: every asset of the bench jobs with its key,
+    deps, partitions and backfill policy, and one no-op check step per real check step."""
+    graph = real.resolve_asset_graph()
+    wanted = [dg.AssetKey(k) for k in DAILY_ORDER + GLOBAL_ORDER]
+    assets, checks = [], []
+    for key in wanted:
+        node = graph.get(key)
+        deps = sorted(node.parent_keys, key=lambda k: k.to_user_string())
+
+        def body(context):
+            return dg.MaterializeResult(metadata={"dagster/row_count": 0})
+
+        assets.append(dg.asset(
+            key=key, deps=deps, partitions_def=node.partitions_def, backfill_policy=node.backfill_policy,
+            group_name="noop",
+        )(body))
+        for check_key in graph.get(key).check_keys:
+            def check_body():
+                return dg.AssetCheckResult(passed=True)
+
+            checks.append(dg.asset_check(asset=key, name=check_key.name, blocking=True)(check_body))
+    # paper_embeddings is a dep of serving but outside the benchmarked graph: an external spec.
+    emb = graph.get(EMBEDDINGS)
+    externals = [dg.AssetSpec(EMBEDDINGS, deps=list(emb.parent_keys), partitions_def=emb.partitions_def)]
+    daily = [k for k in wanted if k.path[0] in DAILY_ORDER]
+    jobs = [
+        dg.define_asset_job("bench_daily", selection=dg.AssetSelection.assets(*daily)),
+        dg.define_asset_job("bench_publish", selection=dg.AssetSelection.assets(*[dg.AssetKey(k) for k in GLOBAL_ORDER])),
+    ]
+    return dg.Definitions(assets=[*assets, *externals], asset_checks=checks, jobs=jobs)
+
+
+# ----------------------------------------------------------------------------------------
+# Runs and their step timings
+
+
+@dataclass
+class StepTimes:
+    """One run: wall seconds around execute_in_process, per-step seconds (STEP_SUCCESS
+    duration) and row counts (dagster/row_count of each materialization)."""
+
+    wall: float
+    steps: dict[str, float] = field(default_factory=dict)
+    rows: dict[str, int] = field(default_factory=dict)
+    metadata: dict[str, dict] = field(default_factory=dict)
+
+    def asset_seconds(self, asset: str) -> float:
+        return self.steps.get(asset, 0.0)
+
+    def check_seconds(self, assets: list[str]) -> float:
+        return sum(v for k, v in self.steps.items() if k not in assets)
+
+    def n_checks(self, assets: list[str]) -> int:
+        return sum(1 for k in self.steps if k not in assets)
+
+
+def run_job(defs: dg.Definitions, name: str, instance: dg.DagsterInstance, first: dt.date | None = None,
+            last: dt.date | None = None) -> StepTimes:
+    job = defs.resolve_job_def(name)
+    tags = {}
+    if first is not None:
+        tags = {"dagster/asset_partition_range_start": first.isoformat(),
+                "dagster/asset_partition_range_end": (last or first).isoformat()}
+    t0 = time.perf_counter()
+    result = job.execute_in_process(instance=instance, tags=tags, run_config=RUN_CONFIG, raise_on_error=True)
+    wall = time.perf_counter() - t0
+    out = StepTimes(wall=wall)
+    for entry in instance.all_logs(result.run_id, of_type=dg.DagsterEventType.STEP_SUCCESS):
+        ev = entry.dagster_event
+        out.steps[ev.step_key] = ev.event_specific_data.duration_ms / 1000
+    for entry in instance.all_logs(result.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION):
+        mat = entry.dagster_event.event_specific_data.materialization
+        name_ = mat.asset_key.to_user_string()
+        md = {k: getattr(v, "value", v) for k, v in mat.metadata.items()}
+        out.metadata[name_] = md
+        rc = md.get("dagster/row_count")
+        if isinstance(rc, (int, float)):
+            out.rows[name_] = int(rc)
+    return out
+
+
+def chunks(first: dt.date, last: dt.date, size: int = 31) -> list[tuple[dt.date, dt.date]]:
+    """Consecutive ranges of at most `size` days: what BackfillPolicy.multi_run(size) launches."""
+    out, d = [], first
+    while d <= last:
+        end = min(last, d + dt.timedelta(days=size - 1))
+        out.append((d, end))
+        d = end + dt.timedelta(days=1)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Environment: a fresh embedded database, the sandbox world, a Dagster instance
+
+
+class BenchEnv:
+    """A temporary WOVE_HOME under /tmp with its own embedded PostgreSQL, the sandbox world
+    served on loopback and a Dagster instance on that server (removed on close unless keep)."""
+
+    def __init__(self, world, *, today: dt.date, prefix: str = "wove-bench-", keep: bool = False):
+        for var in ("WOVE_DATABASE_URL", "DAGSTER_PG_URL", "DAGSTER_HOME", "WOVE_DATA_DIR"):
+            os.environ.pop(var, None)
+        self.home = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+        os.environ["WOVE_HOME"] = str(self.home)
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from wove_pipeline.runtime import bring_up
+
+        self.keep = keep
+        self.env = bring_up(world=world, serve_sandbox=True, sandbox_today=today)
+        self.instance = dg.DagsterInstance.get()
+
+    def count(self, sql: str) -> int:
+        import psycopg
+
+        with psycopg.connect(self.env.urls.serving) as conn:
+            return int(conn.execute(sql).fetchone()[0] or 0)
+
+    def close(self) -> None:
+        try:
+            self.instance.dispose()
+        finally:
+            self.env.close()
+            if not self.keep:
+                shutil.rmtree(self.home, ignore_errors=True)
+
+    def __enter__(self) -> "BenchEnv":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ----------------------------------------------------------------------------------------
+# The day
+
+
+def day_counts(world, day: dt.date) -> dict[str, int]:
+    records = [p for p in world.papers if p.datestamp == day]
+    new = sum(1 for p in records if p.versions[0].submitted.date() == day)
+    return {"records": len(records), "new": new, "positions": sum(len(p.authors) for p in records)}
+
+
+def _fmt_rate(n: int | None, s: float) -> str:
+    return f"{n / s:,.0f}" if n and s > 0 else "-"
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--papers-per-day", type=int, default=1700, help="generator density (seed 7: the benchmarked Tuesday gets ~1.5x)")
+    ap.add_argument("--history-days", type=int, default=7, help="days loaded and published before the benchmarked day")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--no-embedding", action="store_true")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+
+    from wove_pipeline.sandbox.generator import generate_world
+
+    day = dt.date(2025, 8, 12)  # a Tuesday
+    start = day - dt.timedelta(days=args.history_days)
+    t0 = time.perf_counter()
+    world = generate_world(seed=args.seed, papers_per_day=args.papers_per_day, days=args.history_days + 1, start_day=start)
+    gen_s = time.perf_counter() - t0
+    counts = day_counts(world, day)
+    print(f"world: {world.size:,} records over {args.history_days + 1} days (generated in {gen_s:.0f} s); "
+          f"day {day}: {counts}", flush=True)
+
+    real = real_defs()
+    noop = noop_defs(real)
+    load_start = load_average()
+    with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-day-") as be:
+        hist = None
+        if args.history_days:
+            h0 = time.perf_counter()
+            run_job(real, "bench_daily", be.instance, start, day - dt.timedelta(days=1))
+            run_job(real, "bench_publish", be.instance)
+            hist = time.perf_counter() - h0
+            print(f"history: {args.history_days} days in {hist:.0f} s", flush=True)
+        researchers_before = be.count("SELECT count(*) FROM wove.researchers")
+        daily = run_job(real, "bench_daily", be.instance, day)
+        publish = run_job(real, "bench_publish", be.instance)
+        print(f"real: daily {daily.wall:.1f} s, publish {publish.wall:.1f} s", flush=True)
+        n_daily = run_job(noop, "bench_daily", be.instance, day)
+        n_publish = run_job(noop, "bench_publish", be.instance)
+        print(f"noop: daily {n_daily.wall:.1f} s, publish {n_publish.wall:.1f} s", flush=True)
+        new_papers = be.count(
+            f"SELECT count(*) FROM wove.papers WHERE oai_datestamp = '{day}' AND published::date = '{day}'")
+        day_papers = be.count(f"SELECT count(*) FROM wove.papers WHERE oai_datestamp = '{day}'")
+        emb = None
+        if not args.no_embedding:
+            emb = run_job(real, "bench_embed", be.instance, day)
+            print(f"embedding: {emb.wall:.1f} s", flush=True)
+    load_end = load_average()
+
+    rows = []
+    total_real = daily.wall + publish.wall
+    total_noop = n_daily.wall + n_publish.wall
+    for name in DAILY_ORDER + GLOBAL_ORDER:
+        r = daily if name in DAILY_ORDER else publish
+        n = noop and (n_daily if name in DAILY_ORDER else n_publish)
+        s = r.asset_seconds(name)
+        rows.append(f"| {name} | {r.rows.get(name, 0):,} | {s:.2f} | {_fmt_rate(r.rows.get(name), s)} | {n.asset_seconds(name):.3f} |")
+    chk = daily.check_seconds(DAILY_ORDER) + publish.check_seconds(GLOBAL_ORDER)
+    n_chk_steps = daily.n_checks(DAILY_ORDER) + publish.n_checks(GLOBAL_ORDER)
+    nchk = n_daily.check_seconds(DAILY_ORDER) + n_publish.check_seconds(GLOBAL_ORDER)
+    steps_sum = sum(daily.steps.values()) + sum(publish.steps.values())
+    ratio = total_real / total_noop
+    verdict_ratio = "PASS" if ratio <= 2 else "FAIL"
+    verdict_60 = "PASS" if total_real <= 60 else "FAIL"
+    md_r = publish.metadata.get("researchers", {})
+    md_m = publish.metadata.get("researcher_metrics", {})
+    emb_line = ""
+    if emb is not None:
+        em = emb.metadata.get("paper_embeddings", {})
+        es = emb.asset_seconds("paper_embeddings")
+        emb_line = (
+            f"\nEmbedding the day on its own (paper_embeddings, one run, model "
+            f"{em.get('model')}, CPU): {em.get('embedded', 0):,} texts in {es:.1f} s step time "
+            f"({em.get('embedded', 0) / es:,.1f} texts/s; encode alone {em.get('encode_seconds')} s, "
+            f"{em.get('texts_per_second')} texts/s as the asset reports it; run wall {emb.wall:.1f} s).\n"
+        )
+    body = f"""
+World: seed {args.seed}, {args.papers_per_day:,} papers/day x {args.history_days + 1} days
+({world.size:,} OAI records, generated in {gen_s:.0f} s), sandbox clock {CATCH_UP_DAYS} days after the last day.
+History (not timed below): the {args.history_days} days before the benchmarked day in one range run, then
+publish ({hist or 0:.0f} s; {researchers_before:,} researchers before the day).
+
+The benchmarked day, {day} (a Tuesday): **{counts['records']:,} OAI records**, {day_papers:,} papers
+written, {new_papers:,} of them new (first version that day; the rest are revisions of older
+papers), {counts['positions']:,} author positions in the records,
+**{daily.rows.get('authorships', 0):,} authorships**. Publish matched
+{md_r.get('new_mentions', '?'):,} new mentions ({md_r.get('touched_researchers', '?'):,} researchers touched) and
+recomputed metrics for {md_m.get('researchers_recomputed', '?'):,} researchers.
+
+Both graphs run with `execute_in_process` on the same Dagster instance (PostgreSQL storage)
+in the same process: the daily assets but paper_embeddings for the day's partition, then
+`publish`. Step seconds are the STEP_SUCCESS durations from the event log; rows are each
+materialization's `dagster/row_count` (for the global assets: table totals).
+
+| stage | rows | step s | rows/s | no-op step s |
+|---|---:|---:|---:|---:|
+{chr(10).join(rows)}
+| asset checks ({n_chk_steps} steps) | | {chk:.2f} | | {nchk:.3f} |
+| sum of steps | | {steps_sum:.2f} | | {sum(n_daily.steps.values()) + sum(n_publish.steps.values()):.3f} |
+| daily run wall (execute_in_process) | | {daily.wall:.2f} | | {n_daily.wall:.2f} |
+| publish run wall | | {publish.wall:.2f} | | {n_publish.wall:.2f} |
+| **total wall** | | **{total_real:.2f}** | {_fmt_rate(counts['records'], total_real)} records/s | **{total_noop:.2f}** |
+
+- real / no-op wall: **{ratio:.1f}x** (bar: at most 2x) -> **{verdict_ratio}**
+- real wall: **{total_real:.1f} s** (bar: at most 60 s) -> **{verdict_60}**
+- load average (1/5/15 min) at start {load_start}, at end {load_end} (other jobs share this 2-core machine)
+{emb_line}"""
+    print(body)
+    if not args.no_write:
+        from bench.results import write_section
+
+        cmd = f".venv/bin/python -m bench.bench_day --papers-per-day {args.papers_per_day} --history-days {args.history_days}"
+        write_section("Realistic day end to end", body, command=cmd + (" --no-embedding" if args.no_embedding else ""))
+    return {"real": total_real, "noop": total_noop, "ratio": ratio}
+
+
+if __name__ == "__main__":
+    main()
