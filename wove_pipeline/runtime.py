@@ -77,7 +77,7 @@ def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None) -> 
     exported = {
         "WOVE_DATABASE_URL": urls.serving,
         "DAGSTER_PG_URL": urls.dagster,
-        "WOVE_DATA_DIR": str(raw_data_dir()),
+        "WOVE_DATA_DIR": raw_data_dir(),
     }
     if serve_sandbox:
         env.sandbox = start_sandbox(world, today=sandbox_today)

@@ -16,9 +16,11 @@ def wove_home() -> Path:
     return Path(os.environ.get("WOVE_HOME", Path.cwd() / ".wove")).resolve()
 
 
-def raw_data_dir() -> Path:
-    """Raw layer root (Parquet per source and partition)."""
-    return Path(os.environ.get("WOVE_DATA_DIR", wove_home() / "data")).resolve()
+def raw_data_dir() -> str:
+    """Raw layer root (Parquet per source and partition): a local folder, or an object-store
+    URI such as s3://bucket/prefix, which is passed through untouched."""
+    value = os.environ.get("WOVE_DATA_DIR") or str(wove_home() / "data")
+    return value if "://" in value else str(Path(value).resolve())
 
 
 @dataclass(frozen=True)

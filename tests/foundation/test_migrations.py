@@ -27,3 +27,12 @@ def test_a_changed_migration_is_refused(database_url, monkeypatch):
     monkeypatch.setattr(migrations, "available", lambda: [(version, name, text + "\n-- edited")] + original[1:])
     with pytest.raises(MigrationError, match="changed after it was applied"):
         migrate(database_url)
+
+
+def test_raw_data_dir_passes_object_store_uris_through(monkeypatch, tmp_path):
+    from wove_pipeline.settings import raw_data_dir
+
+    monkeypatch.setenv("WOVE_DATA_DIR", "s3://wove-raw/raw")
+    assert raw_data_dir() == "s3://wove-raw/raw"
+    monkeypatch.setenv("WOVE_DATA_DIR", str(tmp_path / "raw"))
+    assert raw_data_dir() == str((tmp_path / "raw").resolve())

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import httpx
 
 from wove_pipeline.core.arxiv_parser import OaiPage, OaiParseError, parse_oai_page
-from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings
+from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient
 
 METADATA_PREFIXES = ("arXiv", "arXivRaw")  # split authors + affiliations; versions + raw TeX
 
@@ -28,14 +28,11 @@ class FetchedPage:
     page: OaiPage
 
 
-class ArxivOaiClient:
+class ArxivOaiClient(UpstreamClient):
     def __init__(self, base_url: str, *, min_interval_s: float = 3.0, timeout_s: float = 60.0,
                  retry: RetrySettings = RetrySettings()):
         # One connection and one request every 3 s: arXiv's published policy.
         self.http = HttpClient(base_url, min_interval_s=min_interval_s, timeout_s=timeout_s, retry=retry)
-
-    def close(self) -> None:
-        self.http.close()
 
     @staticmethod
     def _validate(response: httpx.Response) -> OaiPage:

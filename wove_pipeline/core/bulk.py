@@ -562,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.s2 or args.openalex):
         parser.error("give --s2 and/or --openalex")
     url = os.environ["WOVE_DATABASE_URL"]
-    summary = bulk_load(url, RawStore(os.environ.get("WOVE_DATA_DIR") or raw_data_dir()), s2_root=args.s2,
+    summary = bulk_load(url, RawStore(raw_data_dir()), s2_root=args.s2,
                         s2_release=args.s2_release, openalex_root=args.openalex, snapshot_date=args.snapshot_date)
     print(json.dumps({k: v for k, v in summary.__dict__.items() if k != "raw_files"}
                      | {"raw_files": len(summary.raw_files)}, indent=2))

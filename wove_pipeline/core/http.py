@@ -217,3 +217,23 @@ class HttpClient:
 
     def _safe(self, text: str) -> str:
         return redact(text, self._secrets)
+
+
+class UpstreamClient:
+    """What every upstream client shares: one HttpClient (`self.http`), closing, counting."""
+
+    http: HttpClient
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def calls(self) -> int:
+        """Requests sent so far, retries included."""
+        return self.http.requests_sent

@@ -92,7 +92,13 @@ SELECT c.arxiv_id,
                    FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id), '{}') AS researcher_ids,
        coalesce((SELECT array_agg(DISTINCT i ORDER BY i)
                    FROM wove.authorships a, unnest(a.institution_ids) AS i WHERE a.arxiv_id = c.arxiv_id), '{}')
-           AS institution_ids
+           AS institution_ids,
+       coalesce((SELECT array_agg(DISTINCT i || ' ' || m.researcher_id::text ORDER BY i || ' ' || m.researcher_id::text)
+                   FROM wove.authorships a
+                   JOIN wove.researcher_mentions m ON m.arxiv_id = a.arxiv_id AND m.position = a.position,
+                   unnest(a.institution_ids) AS i
+                  WHERE a.arxiv_id = c.arxiv_id), '{}') AS institution_researchers,
+       pc.cited_by_count, pc.as_of AS cited_as_of, p.primary_category, p.published
 FROM _metrics_candidates c
 LEFT JOIN wove.papers p ON p.arxiv_id = c.arxiv_id
 LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = c.arxiv_id
@@ -124,15 +130,13 @@ m AS (                     -- one row per (researcher, paper): the earliest posi
     SELECT DISTINCT ON (researcher_id, arxiv_id) researcher_id, arxiv_id, position
     FROM mention ORDER BY researcher_id, arxiv_id, position
 ),
-mp AS (
-    SELECT m.researcher_id, m.arxiv_id, m.position, p.primary_category, p.published,
-           pc.cited_by_count, pc.as_of AS cited_as_of, ps.n_authors, ps.n_matched,
+mp AS (                    -- paper facts from the (current) paper state: no joins to papers/citations
+    SELECT m.researcher_id, m.arxiv_id, m.position, ps.primary_category, ps.published,
+           ps.cited_by_count, ps.cited_as_of, ps.n_authors, ps.n_matched,
            row_number() OVER (PARTITION BY m.researcher_id
-                              ORDER BY coalesce(pc.cited_by_count, 0) DESC, m.arxiv_id) AS cite_rank
+                              ORDER BY coalesce(ps.cited_by_count, 0) DESC, m.arxiv_id) AS cite_rank
     FROM m
-    JOIN wove.papers p ON p.arxiv_id = m.arxiv_id
     JOIN wove.metrics_paper_state ps ON ps.arxiv_id = m.arxiv_id   -- current: stored before this runs
-    LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = m.arxiv_id
 ),
 base AS (
     SELECT researcher_id,
@@ -258,28 +262,22 @@ GROUP BY 1, 2
 _INSTITUTION_METRICS_SQL = """
 INSERT INTO wove.institution_metrics (institution_id, papers, researchers, citations, first_published,
                                       last_published, computed_at)
-WITH ip AS MATERIALIZED (  -- papers per affected institution, through the (current) paper state (GIN)
-    SELECT DISTINCT x.institution_id, s.arxiv_id
+WITH ip AS MATERIALIZED (  -- (institution, paper) for affected institutions: one scan of the (current) state
+    SELECT x.institution_id, s.arxiv_id, s.cited_by_count, s.published, s.institution_researchers
     FROM wove.metrics_paper_state s
     CROSS JOIN LATERAL unnest(s.institution_ids) AS x(institution_id)
     JOIN _metrics_i i ON i.institution_id = x.institution_id
-    WHERE s.institution_ids && (SELECT array_agg(institution_id) FROM _metrics_i)
 ),
 paper_side AS (
-    SELECT ip.institution_id, count(*)::int AS papers, coalesce(sum(pc.cited_by_count), 0)::bigint AS citations,
-           min(p.published) AS first_published, max(p.published) AS last_published
-    FROM ip JOIN wove.papers p ON p.arxiv_id = ip.arxiv_id
-    LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = ip.arxiv_id
-    GROUP BY ip.institution_id
+    SELECT institution_id, count(*)::int AS papers, coalesce(sum(cited_by_count), 0)::bigint AS citations,
+           min(published) AS first_published, max(published) AS last_published
+    FROM ip GROUP BY institution_id
 ),
 people AS (
-    SELECT x.institution_id, count(DISTINCT rm.researcher_id)::int AS researchers
-    FROM (SELECT DISTINCT arxiv_id FROM ip) pp
-    JOIN wove.authorships a ON a.arxiv_id = pp.arxiv_id
-    CROSS JOIN LATERAL unnest(a.institution_ids) AS x(institution_id)
-    JOIN _metrics_i i ON i.institution_id = x.institution_id
-    JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
-    GROUP BY x.institution_id
+    SELECT ip.institution_id, count(DISTINCT split_part(pair, ' ', 2))::int AS researchers
+    FROM ip CROSS JOIN LATERAL unnest(ip.institution_researchers) AS pair
+    WHERE split_part(pair, ' ', 1) = ip.institution_id
+    GROUP BY ip.institution_id
 )
 SELECT ps.institution_id, ps.papers, coalesce(pe.researchers, 0), ps.citations, ps.first_published,
        ps.last_published, now()
@@ -326,9 +324,10 @@ def _store_paper_states(conn: psycopg.Connection, states: list[dict]) -> None:
     live = [s for s in states if s["fingerprint"] != "gone"]
     db.upsert_rows(
         conn, "wove.metrics_paper_state",
-        ("arxiv_id", "oai_datestamp", "fingerprint", "n_authors", "n_matched", "researcher_ids", "institution_ids"),
-        ((s["arxiv_id"], s["oai_datestamp"], s["fingerprint"], s["n_authors"], s["n_matched"], s["researcher_ids"],
-          s["institution_ids"]) for s in live),
+        ("arxiv_id", "oai_datestamp", "fingerprint", "n_authors", "n_matched", "cited_by_count", "cited_as_of",
+         "primary_category", "published", "researcher_ids", "institution_ids", "institution_researchers"),
+        ((s["arxiv_id"], s["oai_datestamp"], s["fingerprint"], s["n_authors"], s["n_matched"], s["cited_by_count"],
+          s["cited_as_of"], s["primary_category"], s["published"], s["researcher_ids"], s["institution_ids"], s["institution_researchers"]) for s in live),
         key=("arxiv_id",),
     )
 
@@ -440,17 +439,21 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         s2 = [a for s, a in author_keys if s == "s2"]
         oa = [a for s, a in author_keys if s == "openalex"]
         rows = conn.execute("""
-            SELECT rm.researcher_id FROM wove.authorships a
+            WITH s2 AS (SELECT DISTINCT unnest(%(s2)s::text[]) AS id),
+                 oa AS (SELECT DISTINCT unnest(%(oa)s::text[]) AS id
+                        UNION SELECT old_author_id FROM wove.openalex_author_redirects
+                              WHERE new_author_id = ANY(%(oa)s::text[]))
+            SELECT rm.researcher_id FROM s2 JOIN wove.authorships a ON a.s2_author_id = s2.id
             JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
-            WHERE a.s2_author_id = ANY(%(s2)s)
             UNION
-            SELECT rm.researcher_id FROM wove.authorships a
+            SELECT rm.researcher_id FROM oa JOIN wove.authorships a ON a.openalex_author_id = oa.id
             JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
-            WHERE a.openalex_author_id = ANY(%(oa)s)
-               OR a.openalex_author_id IN (SELECT old_author_id FROM wove.openalex_author_redirects
-                                           WHERE new_author_id = ANY(%(oa)s))
             UNION
-            SELECT researcher_id FROM wove.researchers WHERE s2_author_ids && %(s2)s OR openalex_author_ids && %(oa)s
+            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.s2_author_ids) AS x(id)
+            JOIN s2 ON s2.id = x.id
+            UNION
+            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.openalex_author_ids) AS x(id)
+            JOIN oa ON oa.id = x.id
         """, {"s2": s2, "oa": oa}).fetchall()
         author_affected = {r[0] for r in rows}
 
@@ -466,7 +469,9 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         UNION SELECT arxiv_id FROM wove.authorships WHERE aligned_at >= %(since)s
         UNION SELECT arxiv_id FROM wove.s2_papers WHERE fetched_at >= %(since)s
         UNION SELECT arxiv_id FROM wove.openalex_works WHERE fetched_at >= %(since)s
-        UNION SELECT arxiv_id FROM wove.metrics_paper_state WHERE researcher_ids && %(ids)s::bigint[]
+        UNION SELECT s.arxiv_id FROM unnest(%(ids)s::bigint[]) AS t(id)
+              CROSS JOIN LATERAL (SELECT arxiv_id FROM wove.metrics_paper_state
+                                  WHERE researcher_ids @> ARRAY[t.id]) s
         UNION SELECT arxiv_id FROM wove.researcher_mentions WHERE researcher_id = ANY(%(ids)s::bigint[])
     """, {"since": since, "ids": touched})}
     candidates.update(changed_papers)

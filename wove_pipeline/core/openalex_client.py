@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamError
+from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient, UpstreamError
 from wove_pipeline.core.openalex_parser import (
     OpenAlexParseError,
     parse_author,
@@ -152,7 +152,7 @@ def _validator(parse: Callable[[Any], Any]) -> Callable[[httpx.Response], Any]:
     return validate
 
 
-class OpenAlexClient:
+class OpenAlexClient(UpstreamClient):
     def __init__(
         self,
         base_url: str,
@@ -173,19 +173,6 @@ class OpenAlexClient:
             base_url, min_interval_s=min_interval_s, timeout_s=timeout_s, retry=retry,
             secrets=(api_key,) if api_key else (),
         )
-
-    def close(self) -> None:
-        self.http.close()
-
-    def __enter__(self) -> "OpenAlexClient":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def calls(self) -> int:
-        return self.http.requests_sent
 
     def _params(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "api_key": self.api_key} if self.api_key else dict(params)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings
+from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient
 from wove_pipeline.core.s2_parser import S2ParseError, parse_author_batch, parse_paper_batch
 
 PAPER_BATCH_MAX = 500
@@ -53,7 +53,7 @@ def chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
         yield list(items[i: i + size])
 
 
-class SemanticScholarClient:
+class SemanticScholarClient(UpstreamClient):
     def __init__(
         self,
         base_url: str,
@@ -74,19 +74,6 @@ class SemanticScholarClient:
         )
         self.paper_batch_size = paper_batch_size
         self.author_batch_size = author_batch_size
-
-    def close(self) -> None:
-        self.http.close()
-
-    def __enter__(self) -> "SemanticScholarClient":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def calls(self) -> int:
-        return self.http.requests_sent
 
     def _batch(self, kind: str, path: str, fields: str, ids: list[str], wire_ids: list[str], parse,
                extra: dict) -> FetchedBatch:

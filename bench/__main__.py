@@ -1,0 +1,79 @@
+"""`python -m bench` (`make bench`): the quick benchmarks in sequence, each in its own process
+with its own temporary embedded PostgreSQL; each rewrites its section of bench/RESULTS.md.
+
+    .venv/bin/python -m bench                 # harvest, day, enrichment, embedding (~15-25 min on 2 busy cores)
+    .venv/bin/python -m bench --only day      # one of them
+    .venv/bin/python -m bench --smoke         # tiny sizes, RESULTS.md left as it was (a check that they run)
+
+The long ones are printed at the end (backfill, matching at 1M mentions, HNSW, serving).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "RESULTS.md"
+
+# name -> (module, full-size args, smoke args)
+QUICK = {
+    "harvest": ("bench.bench_harvest", [], ["--records", "300"]),
+    "day": ("bench.bench_day", [], ["--papers-per-day", "150", "--history-days", "1", "--no-embedding", "--no-write"]),
+    "enrichment": ("bench.bench_enrichment", [], ["--papers-per-day", "40", "--days", "3", "--tail-days", "3"]),
+    "embedding": ("bench.bench_embedding", ["--texts", "1000", "--rounds", "1"], ["--texts", "64", "--rounds", "1", "--no-write"]),
+}
+
+LONG = """
+Long benchmarks (run one at a time, on a quiet machine if you can; each writes its own section):
+
+  .venv/bin/python -m bench.bench_backfill --papers 10000          # cost at 10k papers (minutes)
+  .venv/bin/python -m bench.bench_backfill --papers 100000         # cost at 100k papers (~1 h on 2 cores)
+  nohup .venv/bin/python -m bench.bench_backfill --papers 300000 > /tmp/wove-backfill-300k.log 2>&1 &
+                                                                    # the one-year backfill (hours on 2 busy cores)
+  .venv/bin/python -m bench.bench_backfill --report                # rebuild its section from the saved sizes
+  .venv/bin/python -m bench.bench_matching --mentions 1000000      # author matching at scale
+  .venv/bin/python -m bench.bench_hnsw                             # HNSW parameters (100k vectors)
+  .venv/bin/python -m bench.bench_serving                          # serving queries
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--only", choices=list(QUICK), action="append", help="run only these (repeatable)")
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes; bench/RESULTS.md is restored afterwards")
+    args = ap.parse_args(argv)
+
+    env = {**os.environ, "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
+    backup = None
+    if args.smoke and RESULTS.exists():
+        backup = RESULTS.with_suffix(".md.smoke-backup")
+        shutil.copyfile(RESULTS, backup)
+    failed = []
+    try:
+        for name in args.only or list(QUICK):
+            module, full, smoke = QUICK[name]
+            cmd = [sys.executable, "-m", module, *(smoke if args.smoke else full)]
+            print(f"\n=== {name}: {' '.join(cmd[1:])}", flush=True)
+            t0 = time.perf_counter()
+            rc = subprocess.call(cmd, cwd=ROOT, env=env)
+            print(f"=== {name}: exit {rc} after {time.perf_counter() - t0:.0f} s", flush=True)
+            if rc:
+                failed.append(name)
+    finally:
+        if backup is not None:
+            shutil.move(backup, RESULTS)
+    print(LONG)
+    if failed:
+        print(f"failed: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
