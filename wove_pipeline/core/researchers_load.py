@@ -171,11 +171,20 @@ def match_researchers(
     overrides = load_overrides(conn)
     next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
 
-    if not changed_papers and set(previous) == set(by_id):
+    # An override the current links break (a forced split inside one researcher, a forced
+    # link across two) re-opens its two positions, so corrections apply on the next run.
+    violated = {
+        mid
+        for (a, b), kind in [(pair, "link") for pair in overrides.links] + [(pair, "split") for pair in overrides.splits]
+        if a in previous and b in previous and (previous[a] == previous[b]) == (kind == "split")
+        for mid in (a, b)
+    }
+    if not full and not changed_papers and not violated and set(previous) == set(by_id):
         return MatchSummary(len(mentions), 0, "unchanged", db.fetch_value(conn, "SELECT count(*) FROM wove.researchers"),
                             0, 0, 0, 0, 0)
 
     new_ids = {m.mention_id for m in mentions if m.paper_id in changed_papers or m.mention_id not in previous}
+    new_ids |= violated & set(by_id)
     if full or not previous:
         mode = "full"
         assignment: Assignment = match_all(mentions, overrides, config)

@@ -2,6 +2,7 @@
 
     wove matching evaluate /path/to/s2and-dir     # signatures.json, [papers.json], clusters.json
     wove matching evaluate --sandbox --seed 7     # the sandbox world's ground truth
+    wove matching evaluate --sandbox --thin       # names + affiliations + positions only
 
 Prints B3 and pairwise P/R/F1 for the matcher and the baselines (exact normalized name,
 S2 author id alone, OpenAlex author id alone), then the hardest name blocks.
@@ -23,6 +24,11 @@ def add_matching_commands(subparsers) -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=7, help="sandbox world seed (default 7)")
     ev.add_argument("--papers-per-day", type=int, default=250)
     ev.add_argument("--days", type=int, default=10)
+    ev.add_argument(
+        "--thin",
+        action="store_true",
+        help="strip the input to names + affiliations + positions (no ids, ORCID, e-mail, co-authors, text, venue, year)",
+    )
     ev.add_argument("--hardest", type=int, default=10, help="number of hardest blocks to list")
     ev.set_defaults(func=run_evaluate)
     return p
@@ -38,10 +44,12 @@ def run_evaluate(args) -> int:
     if args.sandbox:
         from .sandbox_eval import sandbox_eval
 
-        r = sandbox_eval(seed=args.seed, papers_per_day=args.papers_per_day, days=args.days, hardest=args.hardest)
+        r = sandbox_eval(
+            seed=args.seed, papers_per_day=args.papers_per_day, days=args.days, hardest=args.hardest, thin=args.thin
+        )
         print(format_report(r))
     if args.dir:
-        r = evaluate_s2and_dir(args.dir, hardest=args.hardest)
+        r = evaluate_s2and_dir(args.dir, hardest=args.hardest, thin=args.thin)
         print(format_report(r))
     print(f"({time.perf_counter() - t0:.1f} s)")
     return 0

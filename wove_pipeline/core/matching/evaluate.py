@@ -183,6 +183,30 @@ def _short(label: str) -> str:
     )
 
 
+# --------------------------------------------------------------------------- thin evidence
+
+
+def thin_mentions(mentions: list[Mention]) -> list[Mention]:
+    """Strip mentions to what S2AND signatures carry without papers.json and without ids:
+    names, affiliation strings, author position (and the paper id, which a signature always
+    has, so two authors of one paper stay apart). No S2/OpenAlex ids, ORCID, e-mail,
+    institutions, co-authors, categories, text, venue or dates."""
+    return [
+        Mention(
+            mention_id=m.mention_id,
+            paper_id=m.paper_id,
+            position=m.position,
+            first=m.first,
+            middle=m.middle,
+            last=m.last,
+            suffix=m.suffix,
+            affiliations=list(m.affiliations),
+            display_name=m.display_name,
+        )
+        for m in mentions
+    ]
+
+
 # --------------------------------------------------------------------------- S2AND loader
 
 
@@ -268,6 +292,9 @@ def load_s2and(directory: str) -> tuple[list[Mention], dict[str, str]]:
     return mentions, gold
 
 
-def evaluate_s2and_dir(directory: str, **kw) -> EvalResult:
+def evaluate_s2and_dir(directory: str, *, thin: bool = False, **kw) -> EvalResult:
     mentions, gold = load_s2and(directory)
-    return evaluate(mentions, gold, name=os.path.abspath(directory), **kw)
+    name = os.path.abspath(directory)
+    if thin:
+        mentions, name = thin_mentions(mentions), name + " (thin: names + affiliations + positions)"
+    return evaluate(mentions, gold, name=name, **kw)

@@ -64,11 +64,16 @@ def world_mentions(world, papers=None) -> tuple[list[Mention], dict[str, int]]:
     return mentions, gold
 
 
-def sandbox_eval(seed: int = 7, papers_per_day: int = 250, days: int = 10, **kw):
+def sandbox_eval(seed: int = 7, papers_per_day: int = 250, days: int = 10, *, thin: bool = False, **kw):
+    """Evaluate on a sandbox world; ``thin`` strips mentions to names + affiliations +
+    positions (``evaluate.thin_mentions``), like S2AND input without papers.json or ids."""
     from wove_pipeline.sandbox.generator import generate_world
 
-    from .evaluate import evaluate
+    from .evaluate import evaluate, thin_mentions
 
     world = generate_world(seed=seed, papers_per_day=papers_per_day, days=days)
     mentions, gold = world_mentions(world)
-    return evaluate(mentions, gold, name=f"sandbox world seed={seed} ({papers_per_day}x{days})", **kw)
+    name = f"sandbox world seed={seed} ({papers_per_day}x{days})"
+    if thin:
+        mentions, name = thin_mentions(mentions), name + " (thin: names + affiliations + positions)"
+    return evaluate(mentions, gold, name=name, **kw)

@@ -1,0 +1,170 @@
+"""The matching stage against the database: stable ids as days arrive, redirects, overrides,
+and the seed's Peng Wang, over the real pipeline (sandbox HTTP, PostgreSQL, Dagster)."""
+
+import datetime as dt
+from collections import defaultdict
+
+import dagster as dg
+import psycopg
+import pytest
+
+from wove_pipeline.assets import enrichment, harvest, matching
+from wove_pipeline.core import researchers_load
+from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
+from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
+from wove_pipeline.sandbox.generator import SEED_PENG_WANG_ID, generate_world
+
+UPSTREAM_ASSETS = [harvest.arxiv_records, harvest.papers, *enrichment.daily_enrichment_assets]
+
+
+@pytest.fixture(scope="module")
+def world():
+    return generate_world(seed=7, papers_per_day=30, days=8)
+
+
+@pytest.fixture
+def env(database_url, world, tmp_path, monkeypatch):
+    from wove_pipeline.runtime import sandbox_env, start_sandbox
+
+    server = start_sandbox(world, today=world.end_day + dt.timedelta(days=70))
+    for key, value in sandbox_env(server).items():
+        monkeypatch.setenv(key, value)
+    resources = {
+        "database": DatabaseResource(url=database_url),
+        "raw_store": RawStoreResource(root=str(tmp_path / "raw")),
+        "arxiv": ArxivResource(),
+        "s2": SemanticScholarResource(backoff_initial_s=0.01, backoff_max_s=0.05),
+        "openalex": OpenAlexResource(backoff_initial_s=0.01, backoff_max_s=0.05),
+    }
+    yield database_url, resources
+    server.stop()
+
+
+def harvest_days(resources, first: dt.date, last: dt.date) -> None:
+    tags = {"dagster/asset_partition_range_start": first.isoformat(),
+            "dagster/asset_partition_range_end": last.isoformat()}
+    assert dg.materialize(UPSTREAM_ASSETS, resources=resources, tags=tags).success
+
+
+def match(url, **kw):
+    with psycopg.connect(url) as conn, conn.transaction():
+        return researchers_load.match_researchers(conn, **kw)
+
+
+def snapshot(url):
+    """researcher id -> its set of (arxiv_id, position), plus the redirects table."""
+    with psycopg.connect(url) as conn:
+        members = defaultdict(set)
+        for arxiv_id, position, rid in conn.execute("SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"):
+            members[rid].add((arxiv_id, position))
+        redirects = dict(conn.execute("SELECT old_id, new_id FROM wove.researcher_redirects").fetchall())
+        live = {r[0] for r in conn.execute("SELECT researcher_id FROM wove.researchers")}
+    return dict(members), redirects, live
+
+
+def test_adding_a_day_changes_no_untouched_id_and_retired_ids_redirect(env, world):
+    url, resources = env
+    last = world.end_day - dt.timedelta(days=1)
+    harvest_days(resources, world.start_day, last)
+    first_run = match(url)
+    assert first_run.mode == "full" and first_run.researchers > 100
+    before, _, _ = snapshot(url)
+
+    harvest_days(resources, world.end_day, world.end_day)
+    second = match(url)
+    assert second.mode == "incremental" and second.new_mentions > 0
+    after, redirects, live = snapshot(url)
+
+    with psycopg.connect(url) as conn:
+        new_positions = set(conn.execute(
+            "SELECT arxiv_id, position FROM wove.paper_authors WHERE arxiv_id IN "
+            "(SELECT arxiv_id FROM wove.papers WHERE oai_datestamp = %s)", (world.end_day,)).fetchall())
+    touched = {rid for rid, ms in after.items() if ms & new_positions}
+    untouched = {rid: ms for rid, ms in before.items() if rid not in touched and not (ms & new_positions)}
+    assert untouched, "the new day should leave most researchers alone"
+    for rid, members in untouched.items():
+        assert after.get(rid) == members, f"researcher {rid} changed although the new day did not touch it"
+    # Every retired id redirects to a live researcher.
+    for old, new in redirects.items():
+        assert new in live and old not in live
+    # Every position has exactly one researcher, and the links carry their evidence.
+    with psycopg.connect(url) as conn:
+        n_positions = conn.execute("SELECT count(*) FROM wove.paper_authors").fetchone()[0]
+        n_links, n_scored = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE outcome IS NOT NULL) FROM wove.researcher_mentions").fetchone()
+    assert n_links == n_positions == n_scored
+    # Nothing new: a re-run changes nothing.
+    assert match(url).mode == "unchanged"
+
+
+def test_a_full_recluster_keeps_ids_and_redirects_merges(env, world):
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    match(url)
+    before, _, live_before = snapshot(url)
+    match(url, full=True)
+    after, redirects, live_after = snapshot(url)
+    # Ids survive a full re-cluster: most researchers keep exactly their positions, and an id
+    # that disappeared from the live set is a redirect to a live one.
+    same = sum(1 for rid, ms in before.items() if after.get(rid) == ms)
+    assert same / len(before) >= 0.97
+    for rid in live_before - live_after:
+        assert redirects[rid] in live_after
+
+
+def test_manual_overrides_survive_reruns(env, world):
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    match(url)
+    members, _, _ = snapshot(url)
+    rid, positions = next((r, sorted(ms)) for r, ms in members.items() if len(ms) >= 2)
+    (a_id, a_pos), (b_id, b_pos) = positions[0], positions[1]
+    with psycopg.connect(url) as conn:
+        conn.execute(
+            "INSERT INTO wove.match_overrides (kind, arxiv_id_a, position_a, arxiv_id_b, position_b, note) "
+            "VALUES ('force_split', %s, %s, %s, %s, 'test: not the same person')", (a_id, a_pos, b_id, b_pos))
+    for _ in range(2):  # the override holds on every re-run
+        match(url, full=True)
+        with psycopg.connect(url) as conn:
+            ra = conn.execute("SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id=%s AND position=%s",
+                              (a_id, a_pos)).fetchone()[0]
+            rb = conn.execute("SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id=%s AND position=%s",
+                              (b_id, b_pos)).fetchone()[0]
+        assert ra != rb
+
+
+def test_the_seed_peng_wang_holds_exactly_his_papers(env, world):
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    match(url)
+    truth = {(p.arxiv_id, a.position) for p in world.papers for a in p.authors if a.person_id == SEED_PENG_WANG_ID}
+    with psycopg.connect(url) as conn:
+        rid = conn.execute("SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id='2508.06001' AND position=1"
+                           ).fetchone()[0]
+        held = set(conn.execute("SELECT arxiv_id, position FROM wove.researcher_mentions WHERE researcher_id=%s",
+                                (rid,)).fetchall())
+        other_peng_wangs = conn.execute(
+            "SELECT count(*) FROM wove.researchers WHERE normalized_name = 'peng wang' AND researcher_id <> %s", (rid,)
+        ).fetchone()[0]
+    harvested = {(a, p) for a, p in truth if any(x.arxiv_id == a for x in world.papers)}
+    assert held == harvested and len(held) == 6
+    assert other_peng_wangs >= 6
+
+
+def test_a_new_override_applies_on_the_next_incremental_run(env, world):
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    match(url)
+    members, _, _ = snapshot(url)
+    rid, positions = next((r, sorted(ms)) for r, ms in members.items() if len(ms) >= 3)
+    (a_id, a_pos), (b_id, b_pos) = positions[0], positions[-1]
+    with psycopg.connect(url) as conn:
+        conn.execute(
+            "INSERT INTO wove.match_overrides (kind, arxiv_id_a, position_a, arxiv_id_b, position_b) "
+            "VALUES ('force_split', %s, %s, %s, %s)", (a_id, a_pos, b_id, b_pos))
+    summary = match(url)
+    assert summary.mode == "incremental" and summary.new_mentions == 2
+    with psycopg.connect(url) as conn:
+        ids = [conn.execute("SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id=%s AND position=%s",
+                            key).fetchone()[0] for key in ((a_id, a_pos), (b_id, b_pos))]
+    assert ids[0] != ids[1]
