@@ -66,6 +66,8 @@ class Weights:
     name_full_exact: float = 1.0
     name_middle_equal: float = 1.0
     name_weak: float = -0.3  # initials only, nickname, middle on one side
+    rarity_c: float = 5.0  # full-name frequency prior: log-odds -ln(rarity_c * lambda) ...
+    rarity_clip: tuple[float, float] = (-2.0, 2.0)  # ... clipped, for full-exact name pairs
     orcid_equal: float = 10.0
     s2_equal: float = 3.5
     s2_diff: float = -1.5
@@ -97,6 +99,26 @@ AFFIL_STOP = frozenset(
 )
 
 _GRADE_CODES = {"incompatible": 0, "initials": 1, "partial": 2, "full_nick": 3, "full_exact": 4}
+
+
+_ACRO_SKIP = frozenset("of the and for at in de la le der und di del des du y e a an".split())
+
+
+def affiliation_tokens(raw: str) -> str:
+    """Normalized affiliation text plus the acronym of each comma-separated part.
+
+    Real affiliation strings mix full names and acronyms ("Massachusetts Institute of
+    Technology" / "MIT", "University of California, San Diego" / "UCSD"); the acronym of
+    every part of three or more significant words, and of the whole string, is added as an
+    extra token so either spelling meets the other in the TF-IDF cosine."""
+    text = normalize_text(raw)
+    extra = []
+    parts = [p for p in raw.split(",") if p.strip()]
+    for chunk in parts + ([raw] if len(parts) > 1 else []):
+        words = [w for w in normalize_text(chunk).split() if w not in _ACRO_SKIP]
+        if len(words) >= 3:
+            extra.append("".join(w[0] for w in words))
+    return " ".join([text] + extra)
 
 
 def _codes(values: list[str | None]) -> np.ndarray:
@@ -187,7 +209,7 @@ class MatchData:
     has_text: np.ndarray
     has_venue: np.ndarray
     index: dict[str, int] = field(default_factory=dict)
-    prior_k: float = 5.0  # Weights.prior_k, for the ambiguity estimate
+    name_lambda: np.ndarray | None = None  # per variant: expected other people with this full name
 
     def __len__(self) -> int:
         return len(self.mentions)
@@ -207,7 +229,7 @@ def build_data(mentions: list[Mention]) -> MatchData:
     )
     coauth = _binary_csr([m.coauthor_keys for m in mentions], dedupe_self=blocks)
     affil = _dedup_tfidf(
-        [" ".join(normalize_text(a) for a in m.affiliations if a) if m.affiliations else "" for m in mentions],
+        [" ".join(affiliation_tokens(a) for a in m.affiliations if a) if m.affiliations else "" for m in mentions],
         ngram=(1, 2), stop=AFFIL_STOP, n_features=2**20,
     )
     inst = _binary_csr([m.institution_ids for m in mentions])
@@ -228,6 +250,7 @@ def build_data(mentions: list[Mention]) -> MatchData:
         paper_row[i] = r
     text = _tfidf(texts)
     return MatchData(
+        name_lambda=name_frequency(variants),
         mentions=mentions,
         names=names,
         variant=variant,
@@ -255,6 +278,33 @@ def build_data(mentions: list[Mention]) -> MatchData:
         has_venue=np.diff(venue.indptr) > 0,
         index={m.mention_id: i for i, m in enumerate(mentions)},
     )
+
+
+def name_frequency(variants: list[Name]) -> np.ndarray:
+    """Expected number of *other* people carrying each full name, from the corpus itself.
+
+    S2AND's name-count features (most important by SHAP) come from all of S2; a corpus on
+    its own still tells how populated a surname is and how common a first name is:
+    ``lambda(f, s) = D(s) * F(f) / N`` where D(s) = distinct full first names seen with
+    surname key s, F(f) = distinct surnames seen with first name f, N = distinct full
+    names (first, surname). Counting distinct *names* keeps one prolific author from
+    making his own name look common. "Peng Wang" (a populated surname, a common given
+    name) gets a large lambda, "Piotr Yilmaz" a tiny one. Initials-only names get NaN.
+    """
+    full = {(n.first, n.last_key) for n in variants if n.given and not n.first_is_initial and n.last_key}
+    out = np.full(len(variants), np.nan)
+    if not full:
+        return out
+    D: dict[str, int] = {}
+    F: dict[str, int] = {}
+    for f, s in full:
+        D[s] = D.get(s, 0) + 1
+        F[f] = F.get(f, 0) + 1
+    N = float(len(full))
+    for i, n in enumerate(variants):
+        if n.given and not n.first_is_initial and n.last_key:
+            out[i] = D.get(n.last_key, 1) * F.get(n.first, 1) / N
+    return out
 
 
 def _weight_primary(cats: sp.csr_matrix, lists: list[list[str]]) -> sp.csr_matrix:
@@ -313,7 +363,7 @@ def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
             compat1,
             np.array([[g]], dtype=np.int8),
             np.array([[me]]),
-            _ambiguity(data, idx, np.zeros(len(idx), dtype=np.int64), compat1, counts) if g > 0 else np.array([1.0]),
+            np.array([float(counts[0]) if g > 0 else 1.0]),
         )
     grade = np.zeros((v, v), dtype=np.int8)
     middle = np.zeros((v, v), dtype=bool)
@@ -335,60 +385,9 @@ def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
                 ) or (na.middle_initials == nb.middle_initials and len(na.given) == len(nb.given))
                 middle[a, b] = middle[b, a] = me
     compat = grade > 0
-    amb = _ambiguity(data, idx, np.searchsorted(uniq, gv), compat, counts)
+    amb = compat.astype(np.float64) @ counts.astype(np.float64)
     return BlockNames(uniq, compat, grade, middle, amb)
 
-
-AFFIL_GROUP_COS = 0.5  # affiliation strings this similar count as one institution
-AFFIL_PRIOR = True
-AFFIL_SHRINK = 2.0  # pseudo-count: how many affiliated mentions before trusting their diversity
-
-
-def _ambiguity(data: MatchData, idx: np.ndarray, local: np.ndarray, compat: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Per local variant: the name's ambiguity, as used by the prior ``log(K) - log(amb)``.
-
-    The old estimate, "number of compatible mentions" (K mentions per person), makes one
-    prolific author's own name look ambiguous. Where the compatible mentions carry
-    affiliations, a direct estimate is available: the probability ``q`` that two of them
-    (distinct mentions) sit at the same institution (affiliation strings grouped at TF-IDF
-    cosine >= 0.5, acronyms included). "Peng Wang" spread over ten institutions gives a low
-    ``q``; "Alexander Lange", always at one, a high ``q`` however many papers he has. People
-    move and strings vary, so ``q`` under-states sameness (conservative). ``q`` is shrunk
-    towards the mention-count prior ``K / mentions`` with weight ``(m - 1) / (m - 1 +
-    AFFIL_SHRINK)`` for m affiliated mentions, clipped to [0.02, 0.9], and returned as the
-    ambiguity ``K (1 - q) / q`` so that the prior's log-odds equal ``logit(q)``. With no
-    affiliations the old estimate stands.
-    """
-    mentions = compat.astype(np.float64) @ counts.astype(np.float64)
-    k = data.prior_k
-    if not AFFIL_PRIOR:
-        return mentions
-    has = data.has_affil[idx]
-    if has.sum() < 2:
-        return mentions
-    aidx = idx[has]
-    X = data.affil[aidx]
-    S = (X @ X.T).tocsr()
-    S.data = (S.data >= AFFIL_GROUP_COS).astype(np.float32)
-    S.eliminate_zeros()
-    from scipy.sparse.csgraph import connected_components
-
-    _, grp = connected_components(S, directed=False)
-    aloc = local[has]
-    out = mentions.copy()
-    for v in range(len(out)):
-        sel = compat[v][aloc]
-        m = int(sel.sum())
-        if m < 2:
-            continue
-        _, per = np.unique(grp[sel], return_counts=True)
-        q_aff = float((per * (per - 1)).sum()) / (m * (m - 1))
-        odds0 = k / max(mentions[v], 1.0)
-        q0 = odds0 / (1.0 + odds0)
-        wgt = (m - 1) / (m - 1 + AFFIL_SHRINK)
-        q = min(0.9, max(0.02, wgt * q_aff + (1 - wgt) * q0))
-        out[v] = k * (1.0 - q) / q
-    return out
 
 
 def combine_block_names(parts: list[BlockNames]) -> BlockNames:
@@ -446,10 +445,16 @@ def score_pairs(
         middle = bn.middle_eq[np.ix_(lr, lc)]
         amb = np.maximum(bn.amb[lr][:, None], bn.amb[lc][None, :])
     total = np.float32(0.0)
-    add("prior", (math.log(w.prior_k) - np.log(np.maximum(amb, 1e-3))).astype(np.float32))
+    add("prior", (math.log(w.prior_k) - np.log(np.maximum(amb, 1.0))).astype(np.float32))
     name = np.where(grade == 4, w.name_full_exact, np.where(grade > 0, w.name_weak, 0.0))
     name = name + np.where(middle, w.name_middle_equal, 0.0)
     add("name", name.astype(np.float32))
+    if data.name_lambda is not None and w.rarity_c > 0:
+        la, lb = P.take(data.name_lambda[data.variant])
+        lam = np.fmax(la, lb)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.clip(-np.log(w.rarity_c * lam), *w.rarity_clip)
+        add("name_rarity", np.where((grade == 4) & np.isfinite(r), r, 0.0).astype(np.float32))
     cannot = grade == 0
 
     a, b = P.take(data.orcid)
