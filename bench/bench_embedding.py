@@ -15,7 +15,6 @@ the unchanged papers must embed 0 texts.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import hashlib
 import json
 import os
@@ -25,7 +24,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -7,7 +7,6 @@ measured in the same run on the same bytes and rows: a raw lxml parse and a plai
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import tempfile
 import time
 from pathlib import Path

@@ -21,7 +21,6 @@ truth (checked against numpy). Latency is per query, client round trip included.
 from __future__ import annotations
 
 import argparse
-import statistics
 import struct
 import sys
 import tempfile

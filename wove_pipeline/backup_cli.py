@@ -8,45 +8,27 @@ backup without touching the live one.
 from __future__ import annotations
 
 import argparse
-import os
-
-
-def _database_url() -> tuple[str, object | None]:
-    url = os.environ.get("WOVE_DATABASE_URL")
-    if url:
-        return url, None
-    from wove_pipeline.runtime import bring_up
-
-    env = bring_up()
-    return env.urls.serving, env
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
     from wove_pipeline.core.backup import backup
+    from wove_pipeline.runtime import serving_database_url
 
-    url, env = _database_url()
-    try:
+    with serving_database_url() as url:
         result = backup(url, args.file)
-    finally:
-        if env is not None:
-            env.close()
     print(f"backup written: {result.path} ({result.bytes} bytes, {result.tables} tables with data)")
     return 0
 
 
 def _cmd_restore(args: argparse.Namespace) -> int:
     from wove_pipeline.core.backup import restore
+    from wove_pipeline.runtime import serving_database_url
 
-    env = None
     if args.into:
-        url = args.into
+        restore(args.file, args.into)
     else:
-        url, env = _database_url()
-    try:
-        restore(args.file, url)
-    finally:
-        if env is not None:
-            env.close()
+        with serving_database_url() as url:
+            restore(args.file, url)
     print(f"restored {args.file}")
     return 0
 

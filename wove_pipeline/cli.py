@@ -43,7 +43,7 @@ def _cmd_ui(args: argparse.Namespace) -> int:
 
     world = generate_world(seed=args.seed) if not args.no_sandbox else None
     today = world.end_day + dt.timedelta(days=SANDBOX_CATCH_UP_DAYS) if world else None
-    with bring_up(world=world, serve_sandbox=world is not None, sandbox_today=today) as env:
+    with bring_up(world=world, serve_sandbox=world is not None, sandbox_today=today):
         print(f"Dagster UI on http://{args.host}:{args.port} (Ctrl-C stops it, the sandbox and the database)")
         cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(REPO_ROOT / "workspace.yaml"),
                "-h", args.host, "-p", str(args.port)]

@@ -7,8 +7,10 @@ resources read. Nothing here is specific to one caller, so all of them share one
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,3 +88,18 @@ def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None) -> 
     os.environ.update(exported)
     env.exported = exported
     return env
+
+
+@contextlib.contextmanager
+def serving_database_url() -> Iterator[str]:
+    """For commands that only read or copy the serving database: WOVE_DATABASE_URL when set,
+    else the embedded default, started for the command and stopped after it."""
+    url = os.environ.get("WOVE_DATABASE_URL")
+    if url:
+        yield url
+        return
+    env = bring_up()
+    try:
+        yield env.urls.serving
+    finally:
+        env.close()

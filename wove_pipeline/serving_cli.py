@@ -4,25 +4,14 @@ the published serving schema (WOVE_DATABASE_URL, or the embedded default)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-
-
-def _database_url() -> tuple[str, object | None]:
-    url = os.environ.get("WOVE_DATABASE_URL")
-    if url:
-        return url, None
-    from wove_pipeline.runtime import bring_up
-
-    env = bring_up()
-    return env.urls.serving, env
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
     from wove_pipeline.core import db, serving
+    from wove_pipeline.runtime import serving_database_url
 
-    url, env = _database_url()
-    try:
+    with serving_database_url() as url:
         with db.connect(url) as conn:
             if args.kind == "researcher":
                 route = serving.resolve_researcher(conn, args.key)
@@ -35,9 +24,6 @@ def _cmd_show(args: argparse.Namespace) -> int:
                 payload = serving.paper_page(conn, args.key, site_url=args.site_url)
             else:
                 payload = serving.institution_page(conn, args.key, site_url=args.site_url)
-    finally:
-        if env is not None:
-            env.close()
     if payload is None:
         print(f"{args.kind} {args.key!r} not found (not in the corpus yet, or not published)", file=sys.stderr)
         return 1

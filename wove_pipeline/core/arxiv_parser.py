@@ -26,7 +26,7 @@ Field decisions:
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timezone
 from email.utils import parsedate_to_datetime
 

@@ -31,7 +31,6 @@ import logging
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import psycopg
 import pyarrow.fs as pafs
@@ -39,9 +38,7 @@ import pyarrow.parquet as pq
 from psycopg.types.json import Jsonb
 
 from wove_pipeline.core import db
-from wove_pipeline.core.http import UpstreamError
 from wove_pipeline.core.openalex_client import BudgetExhausted, OpenAlexClient
-from wove_pipeline.core.openalex_client import OR_VALUES_MAX as OA_BATCH
 from wove_pipeline.core.openalex_parser import (
     OpenAlexAuthorRecord,
     OpenAlexWorkRecord,
@@ -54,7 +51,6 @@ from wove_pipeline.core.openalex_parser import (
     parse_works_page,
 )
 from wove_pipeline.core.raw_store import RawStore
-from wove_pipeline.core.s2_client import PAPER_BATCH_MAX as S2_BATCH
 from wove_pipeline.core.s2_client import SemanticScholarClient
 from wove_pipeline.core.s2_parser import S2AuthorRecord, S2PaperRecord, parse_author_batch, parse_paper_batch
 

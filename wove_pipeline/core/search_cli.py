@@ -6,11 +6,8 @@ Connects to WOVE_DATABASE_URL, or with it unset, brings up the embedded default.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
-import os
 import sys
-from collections.abc import Iterator
 
 
 def _date(value: str) -> dt.date:
@@ -50,21 +47,6 @@ def add_search_commands(subparsers) -> None:
     p.set_defaults(func=_cmd_search)
 
 
-@contextlib.contextmanager
-def _database_url() -> Iterator[str]:
-    url = os.environ.get("WOVE_DATABASE_URL")
-    if url:
-        yield url
-        return
-    from wove_pipeline.runtime import bring_up
-
-    env = bring_up()
-    try:
-        yield env.urls.serving
-    finally:
-        env.close()
-
-
 def _print_table(rows: list[tuple], headers: tuple[str, ...]) -> None:
     if not rows:
         print("no results")
@@ -79,12 +61,13 @@ def _print_table(rows: list[tuple], headers: tuple[str, ...]) -> None:
 
 def _cmd_search(args: argparse.Namespace) -> int:
     from wove_pipeline.core import db, search
+    from wove_pipeline.runtime import serving_database_url
 
     if args.related is None and not args.query:
         print("wove search: give a QUERY (or --related ARXIV_ID)", file=sys.stderr)
         return 2
     try:
-        with _database_url() as url, db.connect(url) as conn:
+        with serving_database_url() as url, db.connect(url) as conn:
             if args.related:
                 hits = search.related_papers(conn, args.related, limit=args.limit or 10)
                 _print_table(

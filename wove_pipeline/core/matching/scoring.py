@@ -11,6 +11,12 @@ Each piece of evidence adds a log-odds contribution; the pair probability is
   "Peng Wang" needs several pieces of evidence.
 * **name grade**: equal full given names +1.0, equal middle names on both sides +1.0,
   initials-only / nickname / middle on one side -0.3. Incompatible names never link.
+* **full-name frequency** (corpus-internal stand-in for S2AND's name counts), full-exact
+  name pairs only: ``-ln(5 * lambda)`` clipped to [-2, +2], lambda = expected number of
+  other people with that full name = D(surname) * F(first) / N over distinct full names
+  (``name_frequency``). A rare full name ("Piotr Yilmaz") agreeing is strong, "Peng Wang"
+  is weak. This carries most of the gain on thin input (names + affiliations only). The
+  factor 5 stands for D and F counting distinct *names*, which under-counts people.
 * **ORCID**: equal +10 (and must-link when names are compatible); different -> cannot-link.
 * **same paper**: two mentions on one paper at different positions -> cannot-link.
 * **S2 / OpenAlex author ids**: equal +3.5 / +3.0 (strong, but both upstreams merge
