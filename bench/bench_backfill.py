@@ -172,8 +172,9 @@ def report(write: bool = True) -> str:
             papers = year["runs"][-1]["papers_after"] if year.get("runs") else 0
             head = (f"**Not finished** (status `{year.get('status')}` when this section was written): "
                     f"{n_runs} of {planned} daily runs done, {papers:,} papers, "
-                    f"{year.get('daily_wall', 0) / 60:.1f} min of daily runs so far. The command above resumes nothing: "
-                    f"rerun it to completion and then `--report`.")
+                    f"{year.get('daily_wall', 0) / 60:.1f} min of daily runs so far (world generation, "
+                    f"{year.get('generate_s', 0):.0f} s, not counted). Partial figures only: run "
+                    f"`--papers {year['target']}` to completion (it does not resume), then `--report`.")
         parts.append("### The year\n\n" + head)
         if year.get("runs"):
             lines = ["| run | days | wall s | papers after | s / 1k new papers | load |", "|---|---|---:|---:|---:|---|"]
