@@ -52,6 +52,7 @@ from wove_pipeline.core.openalex_parser import (
 )
 from wove_pipeline.core.raw_store import RawStore
 from wove_pipeline.core.s2_client import SemanticScholarClient
+from wove_pipeline.core.lenient import BadRecord
 from wove_pipeline.core.s2_parser import S2AuthorRecord, S2PaperRecord, parse_author_batch, parse_paper_batch
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,14 @@ class Derived:
     attempts: dict[tuple[str, str], list] = field(default_factory=dict)
     # (source, kind, id) -> [last_checked_at, last_found_at]
     checked: dict[tuple[str, str, str], list] = field(default_factory=dict)
+    # (source, partition_key, record_key) -> (reason, payload): records that did not parse
+    quarantined: dict[tuple[str, str, str], tuple[str, str]] = field(default_factory=dict)
+
+    def set_aside(self, resp: "RawResponse", bad: list[BadRecord], keys: Sequence[str] | None = None) -> None:
+        """Quarantine the records of one response that did not parse (the rest still count)."""
+        for b in bad:
+            key = keys[b.index] if keys is not None and b.index < len(keys) else f"{resp.kind}[{b.index}]"
+            self.quarantined[(resp.source, _asked_day(resp).isoformat(), key)] = (b.reason, b.payload)
 
     def check(self, source: str, kind: str, entity_id: str, at: dt.datetime, found: bool) -> None:
         cur = self.checked.setdefault((source, kind, entity_id), [at, None])
@@ -279,8 +288,10 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
         payload = json.loads(resp.body)
         ids: list[str] = resp.request.get("ids", [])
         attempt_source = ATTEMPT_SOURCES.get(resp.source)
+        bad: list[BadRecord] = []
         if kind == "paper_batch":
-            records = parse_paper_batch(payload, expected_len=len(ids))
+            records = parse_paper_batch(payload, expected_len=len(ids), bad=bad)
+            out.set_aside(resp, bad, ids)
             for arxiv_id, rec in zip(ids, records):
                 if attempt_source:
                     out.attempt(arxiv_id, attempt_source, _asked_day(resp), at)
@@ -292,7 +303,9 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                     out.snapshots[(S2, "paper", arxiv_id, at.date())] = (
                         rec.citation_count, rec.influential_citation_count, None, None, None)
         elif kind == "author_batch":
-            for author_id, rec in zip(ids, parse_author_batch(payload, expected_len=len(ids))):
+            records = parse_author_batch(payload, expected_len=len(ids), bad=bad)
+            out.set_aside(resp, bad, ids)
+            for author_id, rec in zip(ids, records):
                 out.check(S2, "author", author_id, at, rec is not None)
                 if rec is not None:
                     out.s2_authors[rec.author_id] = _s2_author_row(rec, at)
@@ -300,7 +313,8 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                         rec.citation_count, None, rec.paper_count, rec.h_index, None)
         elif kind in ("works_filter", "work_singleton"):
             if kind == "works_filter":
-                records = parse_works_page(payload)[0]
+                records = parse_works_page(payload, bad=bad)[0]
+                out.set_aside(resp, bad)
                 first_page = resp.request.get("params", {}).get("cursor") == "*"
             else:
                 records, first_page = [parse_work(payload)], False
@@ -322,7 +336,8 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                 out.oa_works[arxiv_id] = _oa_work_row(arxiv_id, rec, complete, at)
                 out.snapshots[(OPENALEX, "paper", arxiv_id, at.date())] = (rec.cited_by_count, None, None, None, None)
         elif kind in ("authors_filter", "author_singleton"):
-            records = parse_authors_page(payload)[0] if kind == "authors_filter" else [parse_author(payload)]
+            records = parse_authors_page(payload, bad=bad)[0] if kind == "authors_filter" else [parse_author(payload)]
+            out.set_aside(resp, bad)
             returned = {r.author_id for r in records}
             for rec in records:
                 out.oa_authors[rec.author_id] = _oa_author_row(rec, at)
@@ -337,8 +352,9 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                     if author_id not in returned:
                         out.check(OPENALEX, "author", author_id, at, False)
         elif kind in ("institutions_filter", "institution_singleton"):
-            records = (parse_institutions_page(payload)[0] if kind == "institutions_filter"
+            records = (parse_institutions_page(payload, bad=bad)[0] if kind == "institutions_filter"
                        else [parse_institution(payload)])
+            out.set_aside(resp, bad)
             for rec in records:
                 out.institutions[rec.institution_id] = _institution_row(rec, at)
         else:
@@ -391,6 +407,21 @@ def write_derived(conn: psycopg.Connection, d: Derived) -> None:
                    key=("source", "entity_kind", "entity_id", "as_of"))
     _merge_attempts(conn, d.attempts)
     _merge_checked(conn, d.checked)
+    _write_quarantine(conn, d.quarantined)
+
+
+def _write_quarantine(conn: psycopg.Connection, rows: dict[tuple[str, str, str], tuple[str, str]]) -> None:
+    """Records that did not parse, with reason and payload; re-deriving replaces, never repeats."""
+    if not rows:
+        return
+    keys = list(rows)
+    conn.execute(
+        "DELETE FROM wove.quarantine q USING unnest(%s::text[], %s::text[], %s::text[]) AS k(source, part, rec) "
+        "WHERE q.source = k.source AND q.partition_key = k.part AND q.record_key = k.rec",
+        ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]),
+    )
+    db.copy_rows(conn, "wove.quarantine", ("source", "partition_key", "record_key", "reason", "payload"),
+                 (k + v for k, v in rows.items()))
 
 
 def _merge_attempts(conn: psycopg.Connection, attempts: dict[tuple[str, str], list]) -> None:

@@ -142,10 +142,14 @@ def describe(path: str, params: dict[str, Any], ids: Sequence[str], **extra: obj
                       separators=(",", ":"))
 
 
-def _validator(parse: Callable[[Any], Any]) -> Callable[[httpx.Response], Any]:
+def _validator(parse: Callable[..., Any], *, lenient: bool = False) -> Callable[[httpx.Response], Any]:
+    """Parse a body, turning truncated or malformed ones into a retry. `lenient` (list pages)
+    sets unparseable records aside: they are quarantined when tables are derived."""
+
     def validate(response: httpx.Response) -> Any:
         try:
-            return parse(json.loads(response.content))
+            payload = json.loads(response.content)
+            return parse(payload, bad=[]) if lenient else parse(payload)
         except (ValueError, OpenAlexParseError) as exc:  # truncated or malformed body
             raise InvalidBody(str(exc)) from None
 
@@ -181,7 +185,9 @@ class OpenAlexClient(UpstreamClient):
         self.budget.before_list_call()
         sent_before = self.http.requests_sent
         try:
-            response, parsed = self.http.request("GET", path, params=self._params(params), validate=_validator(parse))
+            response, parsed = self.http.request(
+                "GET", path, params=self._params(params), validate=_validator(parse, lenient=True)
+            )
         finally:
             # Our own count: every request sent, retries included (conservative).
             self.budget.list_calls += self.http.requests_sent - sent_before

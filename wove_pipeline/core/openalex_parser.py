@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, NamedTuple
 
+from .lenient import BadRecord, parse_each
 from .tex import try_normalize_arxiv_id
 
 __all__ = [
@@ -386,13 +387,14 @@ def _list_page(payload: Any, what: str) -> tuple[list, str | None, int | None]:
     return results, next_cursor, _opt_int(meta, "count", f"{what}.meta")
 
 
-def parse_works_page(payload: Any) -> tuple[list[OpenAlexWorkRecord], str | None, int | None]:
+def parse_works_page(payload: Any, bad: list[BadRecord] | None = None) -> tuple[list[OpenAlexWorkRecord], str | None, int | None]:
     """``/works?…`` → (works, next_cursor or None, meta.count).
 
     Cursor paging ends when ``next_cursor`` is None (or the results are empty).
     """
     results, nxt, count = _list_page(payload, "works page")
-    return [parse_work(w) for w in results], nxt, count
+    # With `bad` given, an unparseable record is set aside instead of failing the page.
+    return [r for r in parse_each(results, parse_work, OpenAlexParseError, bad) if r is not None], nxt, count
 
 
 # ----------------------------------------------------------------------------------------
@@ -459,10 +461,11 @@ def parse_author(payload: Any) -> OpenAlexAuthorRecord:
     )
 
 
-def parse_authors_page(payload: Any) -> tuple[list[OpenAlexAuthorRecord], str | None, int | None]:
+def parse_authors_page(payload: Any, bad: list[BadRecord] | None = None) -> tuple[list[OpenAlexAuthorRecord], str | None, int | None]:
     """``/authors?…`` → (authors, next_cursor or None, meta.count)."""
     results, nxt, count = _list_page(payload, "authors page")
-    return [parse_author(a) for a in results], nxt, count
+    # With `bad` given, an unparseable record is set aside instead of failing the page.
+    return [r for r in parse_each(results, parse_author, OpenAlexParseError, bad) if r is not None], nxt, count
 
 
 # ----------------------------------------------------------------------------------------
@@ -508,7 +511,8 @@ def parse_institution(payload: Any) -> InstitutionRecord:
     )
 
 
-def parse_institutions_page(payload: Any) -> tuple[list[InstitutionRecord], str | None, int | None]:
+def parse_institutions_page(payload: Any, bad: list[BadRecord] | None = None) -> tuple[list[InstitutionRecord], str | None, int | None]:
     """``/institutions?…`` → (institutions, next_cursor or None, meta.count)."""
     results, nxt, count = _list_page(payload, "institutions page")
-    return [parse_institution(x) for x in results], nxt, count
+    # With `bad` given, an unparseable record is set aside instead of failing the page.
+    return [r for r in parse_each(results, parse_institution, OpenAlexParseError, bad) if r is not None], nxt, count

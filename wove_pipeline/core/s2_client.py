@@ -80,7 +80,9 @@ class SemanticScholarClient(UpstreamClient):
         def validate(response: httpx.Response) -> list:
             try:
                 payload = json.loads(response.content)
-                return parse(payload, expected_len=len(wire_ids))
+                # A record that does not parse is no transport fault: it is set aside here and
+                # quarantined when the tables are derived from the raw response.
+                return parse(payload, expected_len=len(wire_ids), bad=[])
             except (ValueError, S2ParseError) as exc:  # truncated, malformed or misaligned
                 raise InvalidBody(str(exc)) from None
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, NamedTuple
 
+from .lenient import BadRecord, parse_each
 from .tex import try_normalize_arxiv_id
 
 __all__ = [
@@ -216,16 +217,19 @@ def parse_paper(payload: Any) -> S2PaperRecord:
     )
 
 
-def parse_paper_batch(payload: Any, expected_len: int | None = None) -> list[S2PaperRecord | None]:
+def parse_paper_batch(
+    payload: Any, expected_len: int | None = None, bad: list[BadRecord] | None = None
+) -> list[S2PaperRecord | None]:
     """``POST /paper/batch`` response → list aligned with the request (``None`` = unknown id).
 
     Pass ``expected_len`` (the number of ids sent) to turn a misaligned answer into an
-    error rather than silently attaching data to the wrong paper.
+    error rather than silently attaching data to the wrong paper. Pass ``bad`` to set
+    unparseable records aside (``None`` in place) instead of raising.
     """
     items = _list(payload, "paper batch")
     if expected_len is not None and len(items) != expected_len:
         raise S2ParseError(f"paper batch: {len(items)} results for {expected_len} ids")
-    return [None if x is None else parse_paper(x) for x in items]
+    return parse_each(items, parse_paper, S2ParseError, bad)
 
 
 # ----------------------------------------------------------------------------------------
@@ -259,12 +263,15 @@ def parse_author(payload: Any) -> S2AuthorRecord:
     )
 
 
-def parse_author_batch(payload: Any, expected_len: int | None = None) -> list[S2AuthorRecord | None]:
-    """``POST /author/batch`` response → list aligned with the request (``None`` = unknown)."""
+def parse_author_batch(
+    payload: Any, expected_len: int | None = None, bad: list[BadRecord] | None = None
+) -> list[S2AuthorRecord | None]:
+    """``POST /author/batch`` response → list aligned with the request (``None`` = unknown).
+    ``bad`` as in :func:`parse_paper_batch`."""
     items = _list(payload, "author batch")
     if expected_len is not None and len(items) != expected_len:
         raise S2ParseError(f"author batch: {len(items)} results for {expected_len} ids")
-    return [None if x is None else parse_author(x) for x in items]
+    return parse_each(items, parse_author, S2ParseError, bad)
 
 
 # ----------------------------------------------------------------------------------------
