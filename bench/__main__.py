@@ -3,7 +3,7 @@ with its own temporary embedded PostgreSQL; each rewrites its section of bench/R
 
     .venv/bin/python -m bench                 # harvest, day, enrichment, embedding (~30 min on 2 busy cores)
     .venv/bin/python -m bench --only day      # one of them
-    .venv/bin/python -m bench --smoke         # tiny sizes, RESULTS.md left as it was (a check that they run)
+    .venv/bin/python -m bench --smoke         # tiny sizes, results to a temporary file (a check that they run)
 
 The long ones are printed at the end (backfill, matching at 1M mentions, HNSW, serving).
 """
@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "RESULTS.md"
+# Smoke runs write their sections to a temporary file instead of bench/RESULTS.md (other
+# benches may be writing there at the same time, so nothing is copied back and forth).
+SMOKE_WRAPPER = (
+    "import runpy, sys, pathlib, bench.results as r; r.RESULTS = pathlib.Path(sys.argv[1]); "
+    "sys.argv = [sys.argv[2], *sys.argv[3:]]; runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)"
+)
 
 # name -> (module, full-size args, smoke args)
 QUICK = {
@@ -46,28 +51,26 @@ Long benchmarks (run one at a time, on a quiet machine if you can; each writes i
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     ap.add_argument("--only", choices=list(QUICK), action="append", help="run only these (repeatable)")
-    ap.add_argument("--smoke", action="store_true", help="tiny sizes; bench/RESULTS.md is restored afterwards")
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes; sections go to a temporary file, not RESULTS.md")
     args = ap.parse_args(argv)
 
     env = {**os.environ, "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
-    backup = None
-    if args.smoke and RESULTS.exists():
-        backup = RESULTS.with_suffix(".md.smoke-backup")
-        shutil.copyfile(RESULTS, backup)
+    smoke_out = Path(tempfile.mkdtemp(prefix="wove-bench-smoke-")) / "RESULTS.md" if args.smoke else None
     failed = []
-    try:
-        for name in args.only or list(QUICK):
-            module, full, smoke = QUICK[name]
-            cmd = [sys.executable, "-m", module, *(smoke if args.smoke else full)]
-            print(f"\n=== {name}: {' '.join(cmd[1:])}", flush=True)
-            t0 = time.perf_counter()
-            rc = subprocess.call(cmd, cwd=ROOT, env=env)
-            print(f"=== {name}: exit {rc} after {time.perf_counter() - t0:.0f} s", flush=True)
-            if rc:
-                failed.append(name)
-    finally:
-        if backup is not None:
-            shutil.move(backup, RESULTS)
+    for name in args.only or list(QUICK):
+        module, full, smoke = QUICK[name]
+        if smoke_out is not None:
+            cmd = [sys.executable, "-c", SMOKE_WRAPPER, str(smoke_out), module, *smoke]
+        else:
+            cmd = [sys.executable, "-m", module, *full]
+        print(f"\n=== {name}: {module} {' '.join(smoke if args.smoke else full)}", flush=True)
+        t0 = time.perf_counter()
+        rc = subprocess.call(cmd, cwd=ROOT, env=env)
+        print(f"=== {name}: exit {rc} after {time.perf_counter() - t0:.0f} s", flush=True)
+        if rc:
+            failed.append(name)
+    if smoke_out is not None:
+        print(f"\nsmoke sections written to {smoke_out}")
     print(LONG)
     if failed:
         print(f"failed: {', '.join(failed)}")

@@ -111,6 +111,17 @@ def stage_seconds(fig: dict) -> dict[str, float]:
 
 HOT_SPOTS = """### Hot spots (analysis of 2026-11-29; CPU seconds from cProfile / process_time, not from this section's runs)
 
+- **The sandbox, not the pipeline, is what stops the 300k world here.** The sandbox upstreams run
+  in the bench process (threads), so their time is inside the enrichment steps' seconds, and
+  `wove_pipeline/sandbox/openalex.py::OpenAlexEndpoint._filter` scans every work of the world for
+  every `/works?filter=...` request (`[x for x in self._work_order if self._work_visible(...)]`, then
+  one pass per clause) and builds a *sorted* list of every visible author for every `/authors`
+  request: O(world) / O(A log A) per call, so O(papers x world) per backfill. Same 31-day first range
+  (~25,000 papers), same code: `openalex_works` took 4 min on the 30k world and more than 20 min on
+  the 300k world (both on this busy machine). Until the sandbox answers id / doi / author filters
+  from its indexes (start from the wanted set, keep `_work_order` order for paging), the 300k figures
+  measure the sandbox. The real OpenAlex answers these filters from an index.
+
 - **Daily publish, `researchers` (incremental matching) is the dominant step of a realistic day.**
   `wove_pipeline/core/matching/cluster.py::assign_incremental` calls `_Run.assign` once per name block
   touched by the day, and each call runs `scoring.py::score_pairs` on that block alone. In the sandbox
@@ -175,6 +186,8 @@ def report(write: bool = True) -> str:
                     f"{year.get('daily_wall', 0) / 60:.1f} min of daily runs so far (world generation, "
                     f"{year.get('generate_s', 0):.0f} s, not counted). Partial figures only: run "
                     f"`--papers {year['target']}` to completion (it does not resume), then `--report`.")
+        if year.get("note"):
+            head += "\n\n" + year["note"]
         parts.append("### The year\n\n" + head)
         if year.get("runs"):
             lines = ["| run | days | wall s | papers after | s / 1k new papers | load |", "|---|---|---:|---:|---:|---|"]
@@ -224,6 +237,8 @@ def report(write: bool = True) -> str:
         row = "| CPU s, bench process + PostgreSQL (s/1k) | " + " | ".join(cpu_cells)
         row += (f" | {cpus[-1] / cpus[0]:.2f}x |" if len(done) > 1 and cpus[0] and cpus[-1] else (" | - |" if len(done) > 1 else " |"))
         lines.append(row)
+        lines.append("| load average at start; at end | " + " | ".join(f"{f['load_start']}; {f['load_end']}" for f in done)
+                     + (" |" if len(done) > 1 else ""))
         runs = " | ".join(str(len(f["runs"])) + " + 1" for f in done)
         lines.append(f"| runs (daily + publish) | {runs} |" + (" |" if len(done) > 1 else ""))
         verdict = ""
@@ -232,6 +247,11 @@ def report(write: bool = True) -> str:
         elif growth:
             verdict = (f"\n\nPer-paper cost {done[0]['papers']:,} -> {done[-1]['papers']:,} papers: **{growth:.2f}x** "
                        "(the bar, at most 1.3x, is for 10k -> 300k; the sizes above are what finished).")
+        if len(done) > 1 and cpus[0] and cpus[-1]:
+            verdict += (f" Wall time depends on what else the machine runs (load averages in the table); CPU seconds "
+                        f"per paper (bench process, which includes the in-process sandbox upstreams, + PostgreSQL) grew "
+                        f"**{cpus[-1] / cpus[0]:.2f}x**; the stages whose wall seconds per paper grew although the load "
+                        f"fell are the enrichment ones, openalex_works most (see Hot spots: the sandbox's OpenAlex filters).")
         parts.append(
             "### Cost per stage at each size\n\nEach size is its own world (same density, same seed) and database; "
             "seconds are STEP_SUCCESS durations summed over the size's runs; s/1k = seconds per 1,000 papers "

@@ -306,6 +306,10 @@ def _walk_the_ui(wove_ui, page):
         # Long names are middle-truncated on screen (the full name sits in a hidden measuring
         # element): wait for the checks list, then find every name on the page.
         page.get_by_text(checks[0][:12]).filter(visible=True).first.wait_for(state="visible")
+        # The rows render one after another: wait until every check's name is on the page.
+        page.wait_for_function(
+            "names => names.every(n => document.body.innerHTML.includes(n))", arg=checks, timeout=90_000
+        )
         html = page.content()
         assert all(c in html for c in checks), checks
     _shot(page, "asset-checks.png")
