@@ -131,10 +131,12 @@ HOT_SPOTS = """### Hot spots (analysis of 2026-11-29; CPU seconds from cProfile 
   `_Pairing.sim` (`X[r] @ X[c].T`): the transpose is converted with `csr_tocsc`, whose cost is
   O(nnz + n_features), and the affiliation / text matrices are hashed into 2^20 / 2^18 columns
   (`_tfidf`), so every call pays ~1 ms (2^20) / ~0.45 ms (2^18) whatever the block size (0.18 ms with
-  5,000 columns). Measured: 9,254 new mentions onto 42,489 matched ones: `assign_incremental` 14.7 s CPU;
-  `match_all` of the 42,489 from scratch: 4.7 s CPU. Fixes (matching module, not done here): pack
-  small blocks in `assign_incremental` as `match_all` does (cross-block pairs are cannot-links), and
-  compact the hashed feature columns once in `build_data` (keep only columns with a non-zero).
+  5,000 columns). Measured before commit caf0fea: 9,254 new mentions onto 42,489 matched ones:
+  `assign_incremental` 14.7 s CPU; `match_all` of the 42,489 from scratch: 4.7 s CPU. Commit caf0fea
+  (23:58 UTC) now packs small blocks in `assign_incremental` as `match_all` does; the day in
+  "Realistic day end to end" ran after it (researchers 7.5-9.3 s wall for the day on a quieter machine,
+  against 55-118 s before it under load 6-12). Still open: compact the hashed feature columns once in
+  `build_data` (keep only columns with a non-zero), so each sparse product stops paying O(2^20).
 - **Daily publish grows with the archive, not with the day.** `researchers_load.match_researchers`
   reads every author position with title + abstract (`load_mentions`, `MENTIONS_SQL`), every
   `researcher_mentions` row and every `matching_state` row on each run, and hashes every paper's
@@ -247,11 +249,15 @@ def report(write: bool = True) -> str:
         elif growth:
             verdict = (f"\n\nPer-paper cost {done[0]['papers']:,} -> {done[-1]['papers']:,} papers: **{growth:.2f}x** "
                        "(the bar, at most 1.3x, is for 10k -> 300k; the sizes above are what finished).")
+        growers = sorted(((k, (secs[-1][k] / done[-1]["papers"]) / (secs[0][k] / done[0]["papers"]))
+                          for k in DAILY_ORDER + GLOBAL_ORDER if len(done) > 1 and secs[0][k] > 0), key=lambda x: -x[1])
+        growers = [(k, g) for k, g in growers if g > 1.3]
         if len(done) > 1 and cpus[0] and cpus[-1]:
             verdict += (f" Wall time depends on what else the machine runs (load averages in the table); CPU seconds "
                         f"per paper (bench process, which includes the in-process sandbox upstreams, + PostgreSQL) grew "
-                        f"**{cpus[-1] / cpus[0]:.2f}x**; the stages whose wall seconds per paper grew although the load "
-                        f"fell are the enrichment ones, openalex_works most (see Hot spots: the sandbox's OpenAlex filters).")
+                        f"**{cpus[-1] / cpus[0]:.2f}x**. Stages whose seconds per paper grew more than 1.3x: "
+                        + (", ".join(f"{k} {g:.2f}x" for k, g in growers) or "none")
+                        + " (see Hot spots: the sandbox's OpenAlex filters scan the whole world per request).")
         parts.append(
             "### Cost per stage at each size\n\nEach size is its own world (same density, same seed) and database; "
             "seconds are STEP_SUCCESS durations summed over the size's runs; s/1k = seconds per 1,000 papers "
