@@ -318,15 +318,7 @@ class OpenAlexEndpoint:
 
     def _filter(self, entity: str, raw: str, today: dt.date) -> list[str]:
         table = {"works": WORK_FILTERS, "authors": AUTHOR_FILTERS, "institutions": INSTITUTION_FILTERS}[entity]
-        if entity == "works":
-            ids = [x for x in self._work_order if self._work_visible(x, today)]
-        elif entity == "authors":
-            ids = sorted(
-                (a.author_id for a in self.world.openalex_authors.values() if self._author_visible(a, today)),
-                key=lambda x: int(x[1:]) if x[1:].isdigit() else 0,
-            )
-        else:
-            ids = sorted(self.world.institutions, key=lambda x: int(x[1:]) if x[1:].isdigit() else 0)
+        clauses: list[tuple[str, list[str]]] = []
         for clause in (c for c in raw.split(",") if c.strip()):
             field, sep, value = clause.partition(":")
             field = field.strip()
@@ -339,9 +331,39 @@ class OpenAlexEndpoint:
                     f"{self.max_or_values} or below, or consider downloading the full dataset at "
                     "https://docs.openalex.org/download-snapshot"
                 )
-            keep = self._matcher(entity, table[field], values)
+            clauses.append((table[field], values))
+        # A clause naming ids, DOIs or an author names its candidates: start from those rather
+        # than from the whole world, so a backfill's cost stays linear in the papers it asks for.
+        candidates: set[str] | None = None
+        for kind, values in clauses:
+            named = self._named(kind, values)
+            if named is not None:
+                candidates = named if candidates is None else candidates & named
+        numeric = lambda x: int(x[1:]) if x[1:].isdigit() else 0  # noqa: E731 - stable cursor order
+        if entity == "works":
+            pool = self._work_order if candidates is None else sorted(candidates & self.works.keys(), key=numeric)
+            ids = [x for x in pool if self._work_visible(x, today)]
+        elif entity == "authors":
+            authors = self.world.openalex_authors
+            pool = authors.values() if candidates is None else [authors[x] for x in candidates if x in authors]
+            ids = sorted((a.author_id for a in pool if self._author_visible(a, today)), key=numeric)
+        else:
+            pool = self.world.institutions if candidates is None else candidates & self.world.institutions.keys()
+            ids = sorted(pool, key=numeric)
+        for kind, values in clauses:
+            keep = self._matcher(entity, kind, values)
             ids = [x for x in ids if keep(x)]
         return ids
+
+    def _named(self, kind: str, values: list[str]) -> set[str] | None:
+        """The ids a selective clause can match, or None for clauses that only narrow."""
+        if kind == "id":
+            return {_short(v) for v in values}
+        if kind == "doi":
+            return {w for w in (self.work_by_doi.get(_bare_doi(v)) for v in values) if w is not None}
+        if kind == "author":
+            return {w for v in values for w in self.works_of_author.get(_short(v), [])}
+        return None
 
     def _matcher(self, entity: str, kind: str, values: list[str]) -> Callable[[str], bool]:
         if kind == "id":
