@@ -21,7 +21,8 @@ TEMPLATE_DB = "wove_template"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def _url_for(admin_url: str, database: str) -> str:
+def url_for(admin_url: str, database: str) -> str:
+    """The URL of another database on the same server."""
     head, _, query = admin_url.partition("?")
     return f"{head.rsplit('/', 1)[0]}/{database}" + (f"?{query}" if query else "")
 
@@ -33,20 +34,35 @@ def pg_server():
     server = EmbeddedPostgres(data_dir).start()
     with psycopg.connect(server.admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(TEMPLATE_DB)))
-    migrate(_url_for(server.admin_url, TEMPLATE_DB))
+    migrate(url_for(server.admin_url, TEMPLATE_DB))
     yield server
     server.stop()
 
 
 @pytest.fixture
-def database_url(pg_server) -> str:
-    """A fresh, migrated serving database for one test (copied from a template: fast)."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
+def clone_database(pg_server):
+    """clone(source_url=None) -> URL of a new database copied from `source_url`, by default
+    from the migrated template (CREATE DATABASE ... TEMPLATE: fast). Dropped after the test."""
+    made = []
+
+    def clone(source_url: str | None = None) -> str:
+        source = TEMPLATE_DB if source_url is None else source_url.split("?")[0].rsplit("/", 1)[-1]
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(source)))
+        made.append(name)
+        return url_for(pg_server.admin_url, name)
+
+    yield clone
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE_DB)))
-    yield _url_for(pg_server.admin_url, name)
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        for name in made:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def database_url(clone_database) -> str:
+    """A fresh, migrated serving database for one test."""
+    return clone_database()
 
 
 @pytest.fixture(scope="session")

@@ -4,10 +4,8 @@ fast clients (tiny backoff) against the sandbox, and snapshot the enrichment tab
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 
 import psycopg
-import pytest
 from psycopg import sql
 
 from wove_pipeline.core import db, papers_load
@@ -77,28 +75,3 @@ def snapshot(database_url: str) -> dict[str, list[tuple]]:
     return out
 
 
-TEMPLATE_DB = "wove_template"  # made by the session fixture in tests/conftest.py
-
-
-def _url_for(admin_url: str, database: str) -> str:
-    head, _, query = admin_url.partition("?")
-    return f"{head.rsplit('/', 1)[0]}/{database}" + (f"?{query}" if query else "")
-
-
-@pytest.fixture
-def clone_database(pg_server):
-    """clone(url) -> a new database copied from `url` (CREATE DATABASE ... TEMPLATE: fast)."""
-    made = []
-
-    def clone(source_url: str) -> str:
-        source = source_url.split("?")[0].rsplit("/", 1)[-1]
-        name = f"t_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(source)))
-        made.append(name)
-        return _url_for(pg_server.admin_url, name)
-
-    yield clone
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        for name in made:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))

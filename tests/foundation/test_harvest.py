@@ -4,7 +4,6 @@ import datetime as dt
 
 import dagster as dg
 import psycopg
-import pytest
 
 from wove_pipeline.assets.harvest import arxiv_records, papers
 from wove_pipeline.core import papers_load

@@ -8,7 +8,6 @@ import collections
 import datetime as dt
 import json
 import os
-import uuid
 
 import psycopg
 import pytest
@@ -149,24 +148,9 @@ def compare_tables(expected: dict, actual: dict, figures: Figures) -> None:
         assert actual[table] == rows, f"{table}: rows differ"
 
 
-def _url_for(admin_url: str, database: str) -> str:
-    head, _, query = admin_url.partition("?")
-    return f"{head.rsplit('/', 1)[0]}/{database}" + (f"?{query}" if query else "")
-
-
 @pytest.fixture
-def new_database(pg_server):
+def new_database(clone_database):
     """new_database() -> URL of a fresh migrated database (several per test)."""
-    made = []
+    return clone_database
 
-    def make() -> str:
-        name = f"t_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE wove_template").format(sql.Identifier(name)))
-        made.append(name)
-        return _url_for(pg_server.admin_url, name)
 
-    yield make
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        for name in made:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -13,7 +13,9 @@ from wove_pipeline.core import serving
 from wove_pipeline.core.backup import BackupError, restore
 from wove_pipeline.core.raw_store import RawStore
 
-from .conftest import CORE_TABLES, _url_for, compare_tables, harvest_and_load, table_rows, world_days
+from tests.conftest import url_for
+
+from .conftest import CORE_TABLES, compare_tables, harvest_and_load, table_rows, world_days
 
 SERVED = {"serving.papers": "arxiv_id", "serving.publication": "publication_id"}
 
@@ -56,7 +58,7 @@ def test_backup_damage_restore_gives_identical_rows(database_url, sandbox, small
     assert after_grants == before_grants  # the consumer role still reads serving
 
     # --into a database that does not exist yet: created, then identical.
-    other = _url_for(pg_server.admin_url, f"t_{uuid.uuid4().hex[:12]}")
+    other = url_for(pg_server.admin_url, f"t_{uuid.uuid4().hex[:12]}")
     try:
         assert wove_main(["restore", str(dump), "--into", other]) == 0
         compare_tables(before_rows, _state(other)[0], figures)

@@ -71,12 +71,12 @@ def fault_free(tiny_world, pg_server, tmp_path_factory):
     Also a papers-only copy, the starting point of every enrichment run."""
     import uuid
 
-    from .conftest import _url_for
+    from tests.conftest import url_for
 
     names = [f"t_{uuid.uuid4().hex[:12]}" for _ in range(2)]
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE wove_template").format(sql.Identifier(names[0])))
-    ref_url = _url_for(pg_server.admin_url, names[0])
+    ref_url = url_for(pg_server.admin_url, names[0])
     days = world_days(tiny_world)
     server = server_for(tiny_world)
     try:
@@ -102,13 +102,13 @@ def papers_only_db(fault_free, pg_server):
     """A copy of the reference database before enrichment (papers loaded, nothing else)."""
     import uuid
 
-    from .conftest import _url_for
+    from tests.conftest import url_for
 
     name = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
             sql.Identifier(name), sql.Identifier(fault_free["papers_only"])))
-    yield _url_for(pg_server.admin_url, name)
+    yield url_for(pg_server.admin_url, name)
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 

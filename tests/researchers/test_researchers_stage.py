@@ -8,7 +8,7 @@ import dagster as dg
 import psycopg
 import pytest
 
-from wove_pipeline.assets import enrichment, harvest, matching
+from wove_pipeline.assets import enrichment, harvest
 from wove_pipeline.core import researchers_load
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource

@@ -13,12 +13,7 @@ from wove_pipeline.core import db, metrics, serving
 
 from .world_db import load_world
 
-TEMPLATE_DB = "wove_template"  # made and migrated by the root conftest's pg_server
-
-
-def _url_for(admin_url: str, database: str) -> str:
-    head, _, query = admin_url.partition("?")
-    return f"{head.rsplit('/', 1)[0]}/{database}" + (f"?{query}" if query else "")
+from tests.conftest import TEMPLATE_DB, url_for  # the template is made and migrated by pg_server
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +28,7 @@ def published_url(pg_server, seed_world):
     name = f"t_pub_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE_DB)))
-    url = _url_for(pg_server.admin_url, name)
+    url = url_for(pg_server.admin_url, name)
     load_world(url, seed_world)
     with db.transaction(url) as conn:
         metrics.update_metrics(conn)  # first run: a full one
