@@ -9,9 +9,11 @@ OpenAlex call), not day by day.
 """
 
 
+import functools
+
 import dagster as dg
 
-from wove_pipeline.assets.harvest import papers, partition_days
+from wove_pipeline.assets.harvest import BACKFILL, papers, partition_days
 from wove_pipeline.core import citation_refresh as cr
 from wove_pipeline.core import enrichment as en
 from wove_pipeline.partitions import daily_partitions
@@ -19,8 +21,14 @@ from wove_pipeline.resources import DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 
 ENRICH_RETRY = dg.RetryPolicy(max_retries=3, delay=30, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
-BACKFILL = dg.BackfillPolicy.multi_run(max_partitions_per_run=31)
 GROUP = "enrich"
+
+# What every daily API-fetching asset shares: the day partitions, a month per backfill run,
+# retries with backoff, the group. Each adds its deps, pool, kinds and description.
+daily_fetch_asset = functools.partial(
+    dg.asset, partitions_def=daily_partitions, backfill_policy=BACKFILL, retry_policy=ENRICH_RETRY,
+    group_name=GROUP, code_version="1",
+)
 
 
 class EnrichConfig(dg.Config):
@@ -62,15 +70,10 @@ def _warn_budget(context: dg.AssetExecutionContext, s) -> None:
         )
 
 
-@dg.asset(
-    partitions_def=daily_partitions,
-    backfill_policy=BACKFILL,
-    retry_policy=ENRICH_RETRY,
+@daily_fetch_asset(
     deps=[papers],
     pool="semantic_scholar",
-    group_name=GROUP,
     kinds={"semanticscholar", "parquet", "postgres"},
-    code_version="1",
     description=(
         "Semantic Scholar records of the day's papers (wove.s2_papers, keyed by the arXiv id asked "
         "for), batched 500 ids per call. Papers S2 does not know yet are re-asked by later runs for "
@@ -84,15 +87,10 @@ def s2_papers(context: dg.AssetExecutionContext, config: EnrichConfig, s2: Seman
     return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.s2_papers"))
 
 
-@dg.asset(
-    partitions_def=daily_partitions,
-    backfill_policy=BACKFILL,
-    retry_policy=ENRICH_RETRY,
+@daily_fetch_asset(
     deps=[papers],
     pool="openalex",
-    group_name=GROUP,
     kinds={"openalex", "parquet", "postgres"},
-    code_version="1",
     description=(
         "OpenAlex works of the day's papers (wove.openalex_works), found through DOI "
         "10.48550/arxiv.<id>, 50 DOIs per filter call; truncated author lists are completed from "
@@ -109,15 +107,10 @@ def openalex_works(context: dg.AssetExecutionContext, config: EnrichConfig, open
     return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.openalex_works"))
 
 
-@dg.asset(
-    partitions_def=daily_partitions,
-    backfill_policy=BACKFILL,
-    retry_policy=ENRICH_RETRY,
+@daily_fetch_asset(
     deps=[s2_papers],
     pool="semantic_scholar",
-    group_name=GROUP,
     kinds={"semanticscholar", "parquet", "postgres"},
-    code_version="1",
     description=(
         "Semantic Scholar author profiles (wove.s2_authors: h-index, citations, papers, ORCID when "
         "claimed) of the authors on the day's S2 papers not held yet, 1000 ids per call. Kept fresh "
@@ -131,15 +124,10 @@ def s2_authors(context: dg.AssetExecutionContext, config: EnrichConfig, s2: Sema
     return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.s2_authors"))
 
 
-@dg.asset(
-    partitions_def=daily_partitions,
-    backfill_policy=BACKFILL,
-    retry_policy=ENRICH_RETRY,
+@daily_fetch_asset(
     deps=[openalex_works],
     pool="openalex",
-    group_name=GROUP,
     kinds={"openalex", "parquet", "postgres"},
-    code_version="1",
     description=(
         "OpenAlex author profiles (wove.openalex_authors) on the day's works not held yet, 50 ids per "
         "filter call; merged ids are followed through their 301 and kept in "
@@ -155,15 +143,10 @@ def openalex_authors(context: dg.AssetExecutionContext, config: EnrichConfig, op
     return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.openalex_authors"))
 
 
-@dg.asset(
-    partitions_def=daily_partitions,
-    backfill_policy=BACKFILL,
-    retry_policy=ENRICH_RETRY,
+@daily_fetch_asset(
     deps=[openalex_works, openalex_authors],
     pool="openalex",
-    group_name=GROUP,
     kinds={"openalex", "parquet", "postgres"},
-    code_version="1",
     description=(
         "Institutions (wove.institutions; ROR unique, acronyms and alternative names kept as aliases) "
         "on the day's works and their authors' last known institutions, not held yet."
