@@ -33,6 +33,34 @@ def _full_equals_incremental(conn) -> tuple[dict, dict]:
     return incremental, full
 
 
+# Independent of the state tables and of the difference bookkeeping: straight from the
+# mentions, authorships, papers and citations.
+REFERENCE = {
+    "researcher_coauthors": """
+        SELECT a.researcher_id, b.researcher_id, count(DISTINCT a.arxiv_id)::int
+        FROM wove.researcher_mentions a
+        JOIN wove.researcher_mentions b ON b.arxiv_id = a.arxiv_id AND b.researcher_id <> a.researcher_id
+        JOIN wove.papers p ON p.arxiv_id = a.arxiv_id
+        WHERE (SELECT count(*) FROM wove.paper_authors pa WHERE pa.arxiv_id = a.arxiv_id) <= %(max_authors)s
+        GROUP BY 1, 2 ORDER BY 1, 2""",
+    "institution_metrics": """
+        WITH ip AS (SELECT DISTINCT i AS institution_id, a.arxiv_id
+                    FROM wove.authorships a CROSS JOIN LATERAL unnest(a.institution_ids) AS i
+                    JOIN wove.papers p ON p.arxiv_id = a.arxiv_id),
+             people AS (SELECT i AS institution_id, count(DISTINCT m.researcher_id)::int AS researchers
+                        FROM wove.authorships a CROSS JOIN LATERAL unnest(a.institution_ids) AS i
+                        JOIN wove.researcher_mentions m ON m.arxiv_id = a.arxiv_id AND m.position = a.position
+                        JOIN wove.papers p ON p.arxiv_id = a.arxiv_id
+                        GROUP BY 1)
+        SELECT ip.institution_id, count(*)::int, coalesce(max(pe.researchers), 0),
+               coalesce(sum(pc.cited_by_count), 0)::bigint, min(p.published), max(p.published)
+        FROM ip JOIN wove.papers p ON p.arxiv_id = ip.arxiv_id
+        LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = ip.arxiv_id
+        LEFT JOIN people pe ON pe.institution_id = ip.institution_id
+        GROUP BY ip.institution_id ORDER BY 1""",
+}
+
+
 def _random_updates(conn, rng: random.Random, day: dt.date, next_id: list[int]) -> collections.Counter:
     done = collections.Counter()
     q = lambda text, params=None: conn.execute(text, params).fetchall()  # noqa: E731
@@ -140,6 +168,9 @@ def test_incremental_equals_full_recompute_after_random_days(database_url, small
             for table in incremental:
                 diff = sorted(set(incremental[table]) ^ set(full[table]))
                 assert not diff, f"{table} differs after {day}: {diff[:4]}"
+            for table, query in REFERENCE.items():
+                expected = conn.execute(query, {"max_authors": metrics.MAX_COAUTHOR_AUTHORS}).fetchall()
+                assert incremental[table] == expected, f"{table} differs from the reference after {day}"
         total = conn.execute("SELECT count(*) FROM wove.researchers").fetchone()[0]
     # incremental runs touch a fraction of the researchers, not all of them
     assert all(0 < r.researchers_recomputed < total for r in runs[1:])

@@ -23,8 +23,12 @@ read about it (its category and date, its citation count, its author count, the
 researcher at each position, the S2/OpenAlex ids and institutions at each position)
 differs from what the last run stored in ``wove.metrics_paper_state``. The affected
 researchers are those on changed papers (before and after), those whose researcher row
-changed, and those linked to an external author record that changed; the affected
-institutions are those on changed papers (before and after). Only they are recomputed.
+changed, and those linked to an external author record that changed; only they are
+recomputed. Co-author edges and institution metrics move by difference instead: each
+changed paper's state as it was is subtracted and its state as it is added (pair counts,
+paper counts, citation sums; an institution's first/last day is re-read only when the
+paper that held it left), so they cost the changed papers, not every paper of the
+researchers and institutions on them.
 Candidates for the fingerprint check come from row timestamps newer than the last run's
 watermark (minus an overlap) and from papers whose OAI datestamp moved, so a run costs
 what changed, not the size of the archive. ``recompute_all`` rebuilds everything and
@@ -45,6 +49,9 @@ from wove_pipeline.core import db
 MAX_COAUTHOR_AUTHORS = 100
 DEFAULT_OVERLAP = dt.timedelta(hours=24)
 LOCK_KEY = "wove-metrics"
+# The aggregates sort a few hundred thousand rows a day (millions in a full run): with the
+# default 4 MB they spill to disk. Set for the metrics transaction only.
+WORK_MEM = "128MB"
 
 
 def h_index(citations: Iterable[int | None]) -> int:
@@ -114,7 +121,7 @@ _AUTHOR_FP = {
 
 
 # ---------------------------------------------------------------------------------------
-# recompute for a set of researchers / institutions (temp tables _metrics_r / _metrics_i)
+# recompute for a set of researchers (temp table _metrics_r)
 
 _RESEARCHER_METRICS_SQL = """
 INSERT INTO wove.researcher_metrics (
@@ -122,16 +129,12 @@ INSERT INTO wove.researcher_metrics (
     ext_records, archive_h_index, archive_citations, archive_works, archive_cited_papers, archive_as_of,
     position_first, position_middle, position_last, position_papers_considered, position_papers_total,
     categories, institutions, first_published, last_published, computed_at)
-WITH mention AS (          -- every mention of an affected researcher
-    SELECT rm.researcher_id, rm.arxiv_id, rm.position
-    FROM _metrics_r r JOIN wove.researcher_mentions rm ON rm.researcher_id = r.researcher_id
-),
-m AS (                     -- one row per (researcher, paper): the earliest position
-    SELECT DISTINCT ON (researcher_id, arxiv_id) researcher_id, arxiv_id, position
-    FROM mention ORDER BY researcher_id, arxiv_id, position
+WITH m AS (                -- one row per (researcher, paper): the earliest position
+    SELECT DISTINCT ON (researcher_id, arxiv_id) researcher_id, arxiv_id, position, institution_ids
+    FROM _metrics_rm ORDER BY researcher_id, arxiv_id, position
 ),
 mp AS (                    -- paper facts from the (current) paper state: no joins to papers/citations
-    SELECT m.researcher_id, m.arxiv_id, m.position, ps.primary_category, ps.published,
+    SELECT m.researcher_id, m.arxiv_id, m.position, m.institution_ids, ps.primary_category, ps.published,
            ps.cited_by_count, ps.cited_as_of, ps.n_authors, ps.n_matched,
            row_number() OVER (PARTITION BY m.researcher_id
                               ORDER BY coalesce(ps.cited_by_count, 0) DESC, m.arxiv_id) AS cite_rank
@@ -172,45 +175,21 @@ inst AS (
                max(extract(year FROM mp.published)::int) AS last_year,
                count(DISTINCT mp.arxiv_id)::int AS papers,
                array_agg(DISTINCT extract(year FROM mp.published)::int ORDER BY extract(year FROM mp.published)::int) AS years
-        FROM mp
-        JOIN wove.authorships a ON a.arxiv_id = mp.arxiv_id AND a.position = mp.position
-        CROSS JOIN LATERAL unnest(a.institution_ids) AS i
+        FROM mp CROSS JOIN LATERAL unnest(mp.institution_ids) AS i
         GROUP BY 1, 2
     ) t
     GROUP BY researcher_id
 ),
-ext_ids AS (               -- upstream author ids linked to the researcher, with mention counts
-    SELECT researcher_id, source, author_id, sum(n)::int AS mentions
-    FROM (
-        SELECT mention.researcher_id, 's2' AS source, a.s2_author_id AS author_id, 1 AS n
-        FROM mention JOIN wove.authorships a ON a.arxiv_id = mention.arxiv_id AND a.position = mention.position
-        WHERE a.s2_author_id IS NOT NULL
-        UNION ALL
-        SELECT mention.researcher_id, 'openalex', coalesce(rd.new_author_id, a.openalex_author_id), 1
-        FROM mention JOIN wove.authorships a ON a.arxiv_id = mention.arxiv_id AND a.position = mention.position
-        LEFT JOIN wove.openalex_author_redirects rd ON rd.old_author_id = a.openalex_author_id
-        WHERE a.openalex_author_id IS NOT NULL
-        UNION ALL
-        SELECT r.researcher_id, 's2', x, 0
-        FROM _metrics_r r JOIN wove.researchers rr ON rr.researcher_id = r.researcher_id, unnest(rr.s2_author_ids) AS x
-        UNION ALL
-        SELECT r.researcher_id, 'openalex', coalesce(rd.new_author_id, x), 0
-        FROM _metrics_r r JOIN wove.researchers rr ON rr.researcher_id = r.researcher_id
-        CROSS JOIN LATERAL unnest(rr.openalex_author_ids) AS x
-        LEFT JOIN wove.openalex_author_redirects rd ON rd.old_author_id = x
-    ) u
-    GROUP BY 1, 2, 3
-),
 ext AS (                   -- with the record's statistics (only records we hold)
-    SELECT e.researcher_id, e.source, e.author_id, e.mentions,
-           coalesce(s.h_index, o.h_index) AS h_index,
-           coalesce(s.citation_count, o.cited_by_count) AS citations,
-           coalesce(s.paper_count, o.works_count) AS works,
-           coalesce(s.as_of, o.as_of) AS as_of
-    FROM ext_ids e
-    LEFT JOIN wove.s2_authors s ON e.source = 's2' AND s.author_id = e.author_id
-    LEFT JOIN wove.openalex_authors o ON e.source = 'openalex' AND o.author_id = e.author_id
-    WHERE s.author_id IS NOT NULL OR o.author_id IS NOT NULL
+    SELECT e.researcher_id, e.source, e.author_id, e.mentions, x.h_index, x.citations, x.works, x.as_of
+    FROM _metrics_ext e
+    CROSS JOIN LATERAL (   -- lateral: one index probe per linked id, not a scan of every record
+        SELECT s.h_index, s.citation_count AS citations, s.paper_count AS works, s.as_of
+        FROM wove.s2_authors s WHERE e.source = 's2' AND s.author_id = e.author_id
+        UNION ALL
+        SELECT o.h_index, o.cited_by_count, o.works_count, o.as_of
+        FROM wove.openalex_authors o WHERE e.source = 'openalex' AND o.author_id = e.author_id
+    ) x
 ),
 ext_ranked AS (
     SELECT ext.*, row_number() OVER (
@@ -241,48 +220,112 @@ LEFT JOIN cats c ON c.researcher_id = b.researcher_id
 LEFT JOIN inst i ON i.researcher_id = b.researcher_id
 """
 
-_COAUTHORS_SQL = """
-INSERT INTO wove.researcher_coauthors (researcher_id, coauthor_id, papers)
-WITH rp AS (
-    SELECT DISTINCT rm.researcher_id, rm.arxiv_id
-    FROM _metrics_r r JOIN wove.researcher_mentions rm ON rm.researcher_id = r.researcher_id
-),
-small AS (
-    SELECT x.arxiv_id FROM (SELECT DISTINCT arxiv_id FROM rp) x
-    JOIN wove.metrics_paper_state s ON s.arxiv_id = x.arxiv_id
-    WHERE s.n_authors <= %(max_authors)s
-)
-SELECT rp.researcher_id, o.researcher_id, count(DISTINCT rp.arxiv_id)::int
-FROM rp
-JOIN small s ON s.arxiv_id = rp.arxiv_id
-JOIN wove.researcher_mentions o ON o.arxiv_id = rp.arxiv_id AND o.researcher_id <> rp.researcher_id
-GROUP BY 1, 2
-"""
+# ---------------------------------------------------------------------------------------
+# kept by difference: co-author edges and institution metrics. _metrics_delta holds the
+# state rows of the changed papers as they were (sign -1) and as they are (sign +1).
 
-_INSTITUTION_METRICS_SQL = """
-INSERT INTO wove.institution_metrics (institution_id, papers, researchers, citations, first_published,
-                                      last_published, computed_at)
-WITH ip AS MATERIALIZED (  -- (institution, paper) for affected institutions: one scan of the (current) state
-    SELECT x.institution_id, s.arxiv_id, s.cited_by_count, s.published, s.institution_researchers
-    FROM wove.metrics_paper_state s
-    CROSS JOIN LATERAL unnest(s.institution_ids) AS x(institution_id)
-    JOIN _metrics_i i ON i.institution_id = x.institution_id
-),
-paper_side AS (
-    SELECT institution_id, count(*)::int AS papers, coalesce(sum(cited_by_count), 0)::bigint AS citations,
-           min(published) AS first_published, max(published) AS last_published
-    FROM ip GROUP BY institution_id
-),
-people AS (
-    SELECT ip.institution_id, count(DISTINCT split_part(pair, ' ', 2))::int AS researchers
-    FROM ip CROSS JOIN LATERAL unnest(ip.institution_researchers) AS pair
-    WHERE split_part(pair, ' ', 1) = ip.institution_id
-    GROUP BY ip.institution_id
-)
-SELECT ps.institution_id, ps.papers, coalesce(pe.researchers, 0), ps.citations, ps.first_published,
-       ps.last_published, now()
-FROM paper_side ps LEFT JOIN people pe ON pe.institution_id = ps.institution_id
-"""
+_DELTA_COLUMNS = "arxiv_id, n_authors, researcher_ids, institution_ids, institution_researchers, cited_by_count, published"
+
+# Read once for the affected researchers (_metrics_r): every mention with its authorship
+# (_metrics_rm), and every upstream author id linked to them with its mention count
+# (_metrics_ext; ids on the researcher row count 0 mentions).
+_RESEARCHER_INPUTS_SQL = [
+    """CREATE TEMP TABLE _metrics_rm ON COMMIT DROP AS
+       SELECT rm.researcher_id, rm.arxiv_id, rm.position, a.s2_author_id,
+              coalesce(rd.new_author_id, a.openalex_author_id) AS openalex_author_id, a.institution_ids
+       FROM _metrics_r r
+       JOIN wove.researcher_mentions rm ON rm.researcher_id = r.researcher_id
+       LEFT JOIN wove.authorships a ON a.arxiv_id = rm.arxiv_id AND a.position = rm.position
+       LEFT JOIN wove.openalex_author_redirects rd ON rd.old_author_id = a.openalex_author_id""",
+    """CREATE TEMP TABLE _metrics_ext ON COMMIT DROP AS
+       SELECT researcher_id, source, author_id, sum(n)::int AS mentions
+       FROM (
+           SELECT researcher_id, 's2' AS source, s2_author_id AS author_id, 1 AS n
+           FROM _metrics_rm WHERE s2_author_id IS NOT NULL
+           UNION ALL
+           SELECT researcher_id, 'openalex', openalex_author_id, 1
+           FROM _metrics_rm WHERE openalex_author_id IS NOT NULL
+           UNION ALL
+           SELECT rr.researcher_id, x.source, coalesce(rd.new_author_id, x.author_id), 0
+           FROM _metrics_r r JOIN wove.researchers rr ON rr.researcher_id = r.researcher_id
+           CROSS JOIN LATERAL (SELECT 's2', unnest(rr.s2_author_ids)
+                               UNION ALL SELECT 'openalex', unnest(rr.openalex_author_ids)) AS x(source, author_id)
+           LEFT JOIN wove.openalex_author_redirects rd ON x.source = 'openalex' AND rd.old_author_id = x.author_id
+       ) u
+       GROUP BY 1, 2, 3""",
+    "ANALYZE _metrics_rm",
+    "ANALYZE _metrics_ext",
+]
+
+_COAUTHOR_DELTA_SQL = [
+    # ordered pairs of distinct researchers on a paper of at most max_authors authors
+    """CREATE TEMP TABLE _metrics_pairs ON COMMIT DROP AS
+       SELECT a.r AS researcher_id, b.r AS coauthor_id, sum(d.sign)::int AS delta
+       FROM _metrics_delta d
+       CROSS JOIN LATERAL unnest(d.researcher_ids) AS a(r)
+       CROSS JOIN LATERAL unnest(d.researcher_ids) AS b(r)
+       WHERE d.n_authors <= %(max_authors)s AND a.r <> b.r
+       GROUP BY 1, 2 HAVING sum(d.sign) <> 0""",
+    """INSERT INTO wove.researcher_coauthors AS c (researcher_id, coauthor_id, papers)
+       SELECT researcher_id, coauthor_id, delta FROM _metrics_pairs
+       ON CONFLICT (researcher_id, coauthor_id) DO UPDATE SET papers = c.papers + excluded.papers""",
+    # only a pair that lost papers can have reached zero
+    """DELETE FROM wove.researcher_coauthors c USING _metrics_pairs p
+       WHERE p.delta < 0 AND c.researcher_id = p.researcher_id AND c.coauthor_id = p.coauthor_id AND c.papers = 0""",
+]
+
+_INSTITUTION_DELTA_SQL = [
+    # (institution, researcher) pairs: papers with that researcher at that institution
+    """CREATE TEMP TABLE _metrics_ir ON COMMIT DROP AS
+       SELECT split_part(pair, ' ', 1) AS institution_id, split_part(pair, ' ', 2)::bigint AS researcher_id,
+              sum(d.sign)::int AS delta
+       FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_researchers) AS pair
+       GROUP BY 1, 2 HAVING sum(d.sign) <> 0""",
+    """INSERT INTO wove.metrics_institution_researchers AS t (institution_id, researcher_id, papers)
+       SELECT institution_id, researcher_id, delta FROM _metrics_ir
+       ON CONFLICT (institution_id, researcher_id) DO UPDATE SET papers = t.papers + excluded.papers""",
+    """DELETE FROM wove.metrics_institution_researchers t USING _metrics_ir d
+       WHERE d.delta < 0 AND t.institution_id = d.institution_id AND t.researcher_id = d.researcher_id
+         AND t.papers = 0""",
+    # papers and citations by difference; the first/last day from what was added
+    """CREATE TEMP TABLE _metrics_ip ON COMMIT DROP AS
+       SELECT i AS institution_id, sum(d.sign)::int AS papers,
+              sum(d.sign * coalesce(d.cited_by_count, 0))::bigint AS citations,
+              min(d.published) FILTER (WHERE d.sign > 0) AS added_first,
+              max(d.published) FILTER (WHERE d.sign > 0) AS added_last
+       FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_ids) AS i
+       GROUP BY 1""",
+    """INSERT INTO wove.institution_metrics AS m (institution_id, papers, researchers, citations, first_published,
+                                                 last_published, computed_at)
+       SELECT institution_id, papers, 0, citations, added_first, added_last, now() FROM _metrics_ip
+       ON CONFLICT (institution_id) DO UPDATE SET
+           papers = m.papers + excluded.papers, citations = m.citations + excluded.citations,
+           first_published = least(m.first_published, excluded.first_published),
+           last_published = greatest(m.last_published, excluded.last_published), computed_at = now()""",
+    # a paper that left an institution and held its first or last day: that day is re-read
+    """WITH removed AS (
+           SELECT i AS institution_id, d.published FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_ids) i
+           WHERE d.sign < 0 AND d.published IS NOT NULL
+           EXCEPT ALL
+           SELECT i, d.published FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_ids) i
+           WHERE d.sign > 0 AND d.published IS NOT NULL
+       ),
+       stale AS (
+           SELECT DISTINCT m.institution_id FROM removed r JOIN wove.institution_metrics m USING (institution_id)
+           WHERE r.published <= m.first_published OR r.published >= m.last_published
+       )
+       UPDATE wove.institution_metrics m SET first_published = x.first_published, last_published = x.last_published
+       FROM stale CROSS JOIN LATERAL (
+           SELECT min(s.published) AS first_published, max(s.published) AS last_published
+           FROM wove.metrics_paper_state s WHERE s.institution_ids @> ARRAY[stale.institution_id]
+       ) x
+       WHERE m.institution_id = stale.institution_id""",
+    """UPDATE wove.institution_metrics m SET researchers = (
+           SELECT count(*) FROM wove.metrics_institution_researchers t WHERE t.institution_id = m.institution_id)
+       WHERE m.institution_id IN (SELECT DISTINCT institution_id FROM _metrics_ir)""",
+    """DELETE FROM wove.institution_metrics m USING _metrics_ip d
+       WHERE d.papers < 0 AND m.institution_id = d.institution_id AND m.papers = 0""",
+]
 
 
 def _temp(conn: psycopg.Connection, name: str, column: str, coltype: str) -> None:
@@ -299,16 +342,37 @@ def _recompute_researchers(conn: psycopg.Connection, ids: Sequence[int]) -> None
     _temp(conn, "_metrics_r", "researcher_id", "bigint")
     _fill(conn, "_metrics_r", "researcher_id", ids)
     conn.execute("DELETE FROM wove.researcher_metrics m USING _metrics_r r WHERE m.researcher_id = r.researcher_id")
-    conn.execute("DELETE FROM wove.researcher_coauthors m USING _metrics_r r WHERE m.researcher_id = r.researcher_id")
+    conn.execute("DROP TABLE IF EXISTS _metrics_rm, _metrics_ext")
+    for statement in _RESEARCHER_INPUTS_SQL:
+        conn.execute(statement)
     conn.execute(_RESEARCHER_METRICS_SQL)
-    conn.execute(_COAUTHORS_SQL, {"max_authors": MAX_COAUTHOR_AUTHORS})
 
 
-def _recompute_institutions(conn: psycopg.Connection, ids: Sequence[str]) -> None:
-    _temp(conn, "_metrics_i", "institution_id", "text")
-    _fill(conn, "_metrics_i", "institution_id", ids)
-    conn.execute("DELETE FROM wove.institution_metrics m USING _metrics_i i WHERE m.institution_id = i.institution_id")
-    conn.execute(_INSTITUTION_METRICS_SQL)
+def _start_delta(conn: psycopg.Connection) -> None:
+    conn.execute("DROP TABLE IF EXISTS _metrics_delta")
+    conn.execute(f"CREATE TEMP TABLE _metrics_delta ON COMMIT DROP AS SELECT 0 AS sign, {_DELTA_COLUMNS} "
+                 "FROM wove.metrics_paper_state WITH NO DATA")
+
+
+def _capture_delta(conn: psycopg.Connection, sign: int, arxiv_ids: Sequence[str] | None) -> None:
+    """Copy the state rows of these papers (all when None) into _metrics_delta with a sign."""
+    where = "" if arxiv_ids is None else " WHERE arxiv_id = ANY(%(ids)s)"
+    conn.execute(f"INSERT INTO _metrics_delta SELECT %(sign)s, {_DELTA_COLUMNS} FROM wove.metrics_paper_state{where}",
+                 {"sign": sign, "ids": list(arxiv_ids or [])})
+
+
+def _apply_deltas(conn: psycopg.Connection) -> int:
+    """Apply _metrics_delta to the co-author edges and the institution metrics; return the
+    number of institutions whose figures moved."""
+    conn.execute("ANALYZE _metrics_delta")
+    for name in ("_metrics_pairs", "_metrics_ir", "_metrics_ip"):
+        conn.execute(f"DROP TABLE IF EXISTS {name}")
+    for statement in _COAUTHOR_DELTA_SQL:
+        conn.execute(statement, {"max_authors": MAX_COAUTHOR_AUTHORS})
+    for statement in _INSTITUTION_DELTA_SQL:
+        conn.execute(statement)
+    return db.fetch_value(conn, "SELECT count(*) FROM (SELECT institution_id FROM _metrics_ip"
+                                " UNION SELECT institution_id FROM _metrics_ir) x")
 
 
 def _paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> list[dict]:
@@ -374,22 +438,23 @@ def recompute_all(conn: psycopg.Connection) -> MetricsRun:
     """Rebuild every metric and every state row from scratch. Call inside a transaction."""
     t0 = time.perf_counter()
     db.advisory_lock(conn, LOCK_KEY)
+    conn.execute("SELECT set_config('work_mem', %s, true)", (WORK_MEM,))
     started = db.fetch_value(conn, "SELECT now()")
     conn.execute("TRUNCATE wove.researcher_metrics, wove.researcher_coauthors, wove.institution_metrics,"
-                 " wove.metrics_paper_state")
+                 " wove.metrics_institution_researchers, wove.metrics_paper_state")
     papers = [r[0] for r in conn.execute("SELECT arxiv_id FROM wove.papers")]
     states = _paper_states(conn, papers)
     _store_paper_states(conn, states)
     researchers = [r[0] for r in conn.execute(
         "SELECT researcher_id FROM wove.researchers UNION SELECT DISTINCT researcher_id FROM wove.researcher_mentions")]
     _recompute_researchers(conn, researchers)
-    institutions = [r[0] for r in conn.execute(
-        "SELECT DISTINCT unnest(institution_ids) FROM wove.metrics_paper_state")]
-    _recompute_institutions(conn, institutions)
+    _start_delta(conn)  # every paper, from nothing
+    _capture_delta(conn, +1, None)
+    institutions = _apply_deltas(conn)
     _snapshot_researchers_and_authors(conn, None, None)
     seconds = time.perf_counter() - t0
-    _record_run(conn, "full", started, started, len(papers), len(researchers), len(institutions), seconds)
-    return MetricsRun("full", len(papers), len(researchers), len(institutions), seconds, started, list(researchers))
+    _record_run(conn, "full", started, started, len(papers), len(researchers), institutions, seconds)
+    return MetricsRun("full", len(papers), len(researchers), institutions, seconds, started, list(researchers))
 
 
 def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_OVERLAP,
@@ -401,6 +466,7 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
     """
     t0 = time.perf_counter()
     db.advisory_lock(conn, LOCK_KEY)
+    conn.execute("SELECT set_config('work_mem', %s, true)", (WORK_MEM,))
     last = db.fetch_value(conn, "SELECT max(watermark) FROM wove.metrics_runs")
     if last is None:
         return recompute_all(conn)
@@ -448,12 +514,12 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
             UNION
             SELECT rm.researcher_id FROM oa JOIN wove.authorships a ON a.openalex_author_id = oa.id
             JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
+            UNION  -- one GIN probe per id (an overlap with the whole list is planned as a scan)
+            SELECT r.researcher_id FROM s2 CROSS JOIN LATERAL (
+                SELECT researcher_id FROM wove.researchers WHERE s2_author_ids @> ARRAY[s2.id]) r
             UNION
-            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.s2_author_ids) AS x(id)
-            JOIN s2 ON s2.id = x.id
-            UNION
-            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.openalex_author_ids) AS x(id)
-            JOIN oa ON oa.id = x.id
+            SELECT r.researcher_id FROM oa CROSS JOIN LATERAL (
+                SELECT researcher_id FROM wove.researchers WHERE openalex_author_ids @> ARRAY[oa.id]) r
         """, {"s2": s2, "oa": oa}).fetchall()
         author_affected = {r[0] for r in rows}
 
@@ -483,7 +549,6 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         FROM wove.metrics_paper_state s JOIN _metrics_candidates c ON c.arxiv_id = s.arxiv_id""")}
     changed = []
     researchers: set[int] = set(identity_changed) | author_affected
-    institutions: set[str] = set()
     for s in states:
         before = old.get(s["arxiv_id"])
         if before is not None and before["fingerprint"] == s["fingerprint"]:
@@ -492,20 +557,24 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
             continue
         changed.append(s)
         researchers.update(s["researcher_ids"])
-        institutions.update(s["institution_ids"])
         if before is not None:
             researchers.update(before["researcher_ids"])
-            institutions.update(before["institution_ids"])
 
-    # 5. recompute: paper states first (institution metrics read them), then the metrics
+    # 5. store the paper states, keeping the changed ones as they were and as they are
+    #    (co-author edges and institution figures move by the difference), then
+    #    recompute the affected researchers (their metrics read the current states)
+    changed_ids = [s["arxiv_id"] for s in changed]
+    _start_delta(conn)
+    _capture_delta(conn, -1, changed_ids)
     _store_paper_states(conn, changed)
+    _capture_delta(conn, +1, changed_ids)
+    institutions = _apply_deltas(conn)
     ids = sorted(researchers)
     _recompute_researchers(conn, ids)
-    _recompute_institutions(conn, sorted(institutions))
     _snapshot_researchers_and_authors(conn, touched, author_keys)
     seconds = time.perf_counter() - t0
-    _record_run(conn, "incremental", started, started, len(changed), len(ids), len(institutions), seconds)
-    return MetricsRun("incremental", len(changed), len(ids), len(institutions), seconds, started, ids)
+    _record_run(conn, "incremental", started, started, len(changed), len(ids), institutions, seconds)
+    return MetricsRun("incremental", len(changed), len(ids), institutions, seconds, started, ids)
 
 
 def metrics_snapshot(conn: psycopg.Connection) -> dict[str, list[tuple]]:

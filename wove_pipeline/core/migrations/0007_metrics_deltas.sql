@@ -1,0 +1,27 @@
+-- Co-author edges and institution metrics are kept by difference: each changed paper
+-- subtracts what it contributed before and adds what it contributes now, so a day costs
+-- the papers that changed, not every paper of every researcher or institution they touch.
+-- This table carries the (institution, researcher) pairs with their number of papers, from
+-- which an institution's researcher count is re-counted when its pairs change.
+CREATE TABLE wove.metrics_institution_researchers (
+    institution_id  text   NOT NULL,
+    researcher_id   bigint NOT NULL,
+    papers          integer NOT NULL,
+    PRIMARY KEY (institution_id, researcher_id)
+);
+
+-- The incremental metrics find what changed since their last run by these row stamps.
+CREATE INDEX researcher_mentions_matched_at_idx ON wove.researcher_mentions (matched_at);
+CREATE INDEX authorships_aligned_at_idx ON wove.authorships (aligned_at);
+CREATE INDEX s2_papers_fetched_at_idx ON wove.s2_papers (fetched_at);
+CREATE INDEX openalex_works_fetched_at_idx ON wove.openalex_works (fetched_at);
+CREATE INDEX s2_authors_fetched_at_idx ON wove.s2_authors (fetched_at);
+CREATE INDEX openalex_authors_fetched_at_idx ON wove.openalex_authors (fetched_at);
+CREATE INDEX researchers_updated_at_idx ON wove.researchers (updated_at);
+-- ... and find the researchers linked to an author record that changed by these.
+CREATE INDEX researchers_s2_author_ids_idx ON wove.researchers USING gin (s2_author_ids);
+CREATE INDEX researchers_openalex_author_ids_idx ON wove.researchers USING gin (openalex_author_ids);
+
+-- The pair table starts empty: forget the watermark so the next metrics run is a full
+-- one (it rebuilds the pairs with everything else).
+DELETE FROM wove.metrics_runs;
