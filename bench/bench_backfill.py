@@ -33,13 +33,35 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_day import (  # noqa: E402
-    CATCH_UP_DAYS, DAILY_ORDER, GLOBAL_ORDER, BenchEnv, chunks, load_average, real_defs, run_job,
+    CATCH_UP_DAYS, DAILY_ORDER, GLOBAL_ORDER, RUN_CONFIG, BenchEnv, chunks, load_average, real_defs, run_job,
 )
 
 OUT = Path(os.environ.get("WOVE_BENCH_OUT", "/tmp/wove-bench-backfill"))
 START = dt.date(2025, 1, 1)
 MAX_PARTITIONS_PER_RUN = 31
 SECTION = "Backfill (one year) and cost growth"
+# OpenAlex list calls cost money (2026: $0.10 per 1,000; a free key has $1 a day). A year
+# through the API needs about 15,000 list calls, more than one free day: the backfill runs
+# with a budget for that (the key's budget on the sandbox's side, the same on ours). Without
+# it the unasked papers stay pending for the next days' runs (tested), or the year comes in
+# through the snapshot path (wove_pipeline.core.bulk) at no API cost.
+OPENALEX_BUDGET_USD = 5.0
+
+
+def _commit() -> str:
+    import subprocess
+
+    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    return out.stdout.strip() or "unknown"
+
+
+def _with_openalex_budget(be: BenchEnv, budget_usd: float) -> dict:
+    """Give the sandbox's OpenAlex key this daily budget; return run config giving ours the same."""
+    from wove_pipeline.sandbox.openalex import LIST_CALL_USD
+
+    be.env.sandbox.endpoints["openalex"].daily_credits = int(round(budget_usd / LIST_CALL_USD))
+    return {**RUN_CONFIG, "resources": {"openalex": {"config": {"daily_budget_usd": budget_usd}}}}
 
 
 def _save(fig: dict) -> None:
@@ -47,11 +69,12 @@ def _save(fig: dict) -> None:
     (OUT / f"{fig['target']}.json").write_text(json.dumps(fig, indent=1, default=str))
 
 
-def run_size(target: int, per_day: int, seed: int) -> dict:
+def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = OPENALEX_BUDGET_USD) -> dict:
     from wove_pipeline.sandbox.generator import generate_world
 
     days = max(1, round(target / per_day))
     fig: dict = {"target": target, "per_day": per_day, "days": days, "seed": seed, "status": "generating",
+                 "openalex_budget_usd": openalex_budget_usd, "commit": _commit(),
                  "load_start": load_average(), "started": dt.datetime.now(dt.timezone.utc).isoformat()}
     _save(fig)
     t0 = time.perf_counter()
@@ -65,9 +88,10 @@ def run_size(target: int, per_day: int, seed: int) -> dict:
     _save(fig)
     with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-backfill-") as be:
         del world  # the sandbox server holds what it serves
+        run_config = _with_openalex_budget(be, openalex_budget_usd)
         w0 = time.perf_counter()
         for first, last in chunks(START, START + dt.timedelta(days=days - 1), MAX_PARTITIONS_PER_RUN):
-            st = run_job(real, "bench_daily", be.instance, first, last)
+            st = run_job(real, "bench_daily", be.instance, first, last, run_config)
             papers = be.count("SELECT count(*) FROM wove.papers")
             fig["runs"].append({"first": first, "last": last, "wall": st.wall, "cpu_py": st.cpu_py, "cpu_pg": st.cpu_pg,
                                 "steps": st.steps, "rows": st.rows,
@@ -286,12 +310,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--papers", type=int, action="append", help="world size; repeat for several sizes")
     ap.add_argument("--per-day", type=int, default=820)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--openalex-budget-usd", type=float, default=OPENALEX_BUDGET_USD,
+                    help="the OpenAlex key's daily budget, on the sandbox's side and ours")
     ap.add_argument("--report", action="store_true", help="only rebuild the RESULTS.md section from saved figures")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
     if not args.report:
         for n in args.papers or [10_000]:
-            run_size(n, args.per_day, args.seed)
+            run_size(n, args.per_day, args.seed, args.openalex_budget_usd)
     print(report(write=not args.no_write))
 
 

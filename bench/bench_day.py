@@ -166,14 +166,15 @@ def _pg_cpu() -> float:
 
 
 def run_job(defs: dg.Definitions, name: str, instance: dg.DagsterInstance, first: dt.date | None = None,
-            last: dt.date | None = None) -> StepTimes:
+            last: dt.date | None = None, run_config: dict | None = None) -> StepTimes:
     job = defs.resolve_job_def(name)
     tags = {}
     if first is not None:
         tags = {"dagster/asset_partition_range_start": first.isoformat(),
                 "dagster/asset_partition_range_end": (last or first).isoformat()}
     c0, p0, t0 = _py_cpu(), _pg_cpu(), time.perf_counter()
-    result = job.execute_in_process(instance=instance, tags=tags, run_config=RUN_CONFIG, raise_on_error=True)
+    result = job.execute_in_process(instance=instance, tags=tags, run_config=run_config or RUN_CONFIG,
+                                    raise_on_error=True)
     wall = time.perf_counter() - t0
     out = StepTimes(wall=wall, cpu_py=_py_cpu() - c0, cpu_pg=_pg_cpu() - p0)
     for entry in instance.all_logs(result.run_id, of_type=dg.DagsterEventType.STEP_SUCCESS):
