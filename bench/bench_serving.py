@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import psycopg
+
 from bench.results import write_section
 from wove_pipeline.core import db, metrics, serving
 from wove_pipeline.core.embedded_pg import EmbeddedPostgres
@@ -124,6 +126,9 @@ def _one_day(conn, day_papers: int, a: int, rng: random.Random, n_total: int) ->
                     WHERE author_id IN (SELECT author_id FROM wove.s2_authors TABLESAMPLE SYSTEM (1) LIMIT 1000)""")
 
 
+DAY_REPEATS = 3
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--papers", type=int, default=300_000)
@@ -174,13 +179,20 @@ def main(argv: list[str] | None = None) -> None:
         with db.connect(url, autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE")
 
-        with db.transaction(url) as conn:
-            _one_day(conn, args.day_papers, args.authors_per_paper, rng, n_papers)
-        t = time.perf_counter()
-        with db.transaction(url) as conn:
-            day = metrics.update_metrics(conn)  # default overlap (24 h)
-        timings["day"] = time.perf_counter() - t
-        print(f"one day incremental {timings['day']:.2f}s: {day}")
+        # The day is applied and recomputed DAY_REPEATS times in one transaction each, rolled
+        # back but the last time (about the same rows, the same work): the figure is the
+        # median, so one slow moment of a shared machine does not decide it.
+        day_seconds = []
+        for attempt in range(DAY_REPEATS):
+            with db.connect(url) as conn, conn.transaction() as tx:
+                _one_day(conn, args.day_papers, args.authors_per_paper, rng, n_papers)
+                t = time.perf_counter()
+                day = metrics.update_metrics(conn)  # default overlap (24 h)
+                day_seconds.append(time.perf_counter() - t)
+                print(f"one day incremental {day_seconds[-1]:.2f}s: {day}")
+                if attempt < DAY_REPEATS - 1:
+                    raise psycopg.Rollback(tx)
+        timings["day"] = statistics.median(day_seconds)
 
         t = time.perf_counter()
         pub = serving.publish(url)
@@ -235,7 +247,8 @@ measured from Python through `wove_pipeline.core.serving` (psycopg, one connecti
 
 - payload p95 / PK-lookup p95 = **{ratio:.1f}x** (bar: p95 <= 10 ms and <= 10x): {"PASS" if ok_latency else "FAIL"}
 - one day's incremental metrics ({args.day_papers:,} new papers x {args.authors_per_paper} authors, 2,000 citation
-  refreshes, 1,000 author-record refreshes): **{timings['day']:.2f} s**, {day.papers_changed:,} papers changed,
+  refreshes, 1,000 author-record refreshes): **{timings['day']:.2f} s** (median of {DAY_REPEATS}:
+  {", ".join(f"{x:.2f}" for x in day_seconds)} s), {day.papers_changed:,} papers changed,
   {day.researchers_recomputed:,} researchers and {day.institutions_recomputed:,} institutions recomputed
   (bar <= 5 s): {"PASS" if ok_day else "FAIL"}
 - full recompute of every metric: {timings['full']:.1f} s ({full.researchers_recomputed:,} researchers)
