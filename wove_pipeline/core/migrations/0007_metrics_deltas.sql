@@ -11,8 +11,9 @@ CREATE TABLE wove.metrics_institution_researchers (
 );
 
 -- The incremental metrics find what changed since their last run by these row stamps.
+-- (Not authorships.aligned_at: the alignment's per-paper min(aligned_at) would be planned
+-- as a walk of that index, once per paper.)
 CREATE INDEX researcher_mentions_matched_at_idx ON wove.researcher_mentions (matched_at);
-CREATE INDEX authorships_aligned_at_idx ON wove.authorships (aligned_at);
 CREATE INDEX s2_papers_fetched_at_idx ON wove.s2_papers (fetched_at);
 CREATE INDEX openalex_works_fetched_at_idx ON wove.openalex_works (fetched_at);
 CREATE INDEX s2_authors_fetched_at_idx ON wove.s2_authors (fetched_at);
