@@ -514,12 +514,12 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
             UNION
             SELECT rm.researcher_id FROM oa JOIN wove.authorships a ON a.openalex_author_id = oa.id
             JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
-            UNION  -- one GIN probe per id (an overlap with the whole list is planned as a scan)
-            SELECT r.researcher_id FROM s2 CROSS JOIN LATERAL (
-                SELECT researcher_id FROM wove.researchers WHERE s2_author_ids @> ARRAY[s2.id]) r
+            UNION  -- hash joins over every researcher row: one scan, whatever the statistics say
+            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.s2_author_ids) AS x(id)
+            JOIN s2 ON s2.id = x.id
             UNION
-            SELECT r.researcher_id FROM oa CROSS JOIN LATERAL (
-                SELECT researcher_id FROM wove.researchers WHERE openalex_author_ids @> ARRAY[oa.id]) r
+            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.openalex_author_ids) AS x(id)
+            JOIN oa ON oa.id = x.id
         """, {"s2": s2, "oa": oa}).fetchall()
         author_affected = {r[0] for r in rows}
 
@@ -535,9 +535,9 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         UNION SELECT arxiv_id FROM wove.authorships WHERE aligned_at >= %(since)s
         UNION SELECT arxiv_id FROM wove.s2_papers WHERE fetched_at >= %(since)s
         UNION SELECT arxiv_id FROM wove.openalex_works WHERE fetched_at >= %(since)s
-        UNION SELECT s.arxiv_id FROM unnest(%(ids)s::bigint[]) AS t(id)
-              CROSS JOIN LATERAL (SELECT arxiv_id FROM wove.metrics_paper_state
-                                  WHERE researcher_ids @> ARRAY[t.id]) s
+        UNION SELECT s.arxiv_id FROM wove.metrics_paper_state s
+              CROSS JOIN LATERAL unnest(s.researcher_ids) AS r(id)
+              JOIN unnest(%(ids)s::bigint[]) AS t(id) ON t.id = r.id
         UNION SELECT arxiv_id FROM wove.researcher_mentions WHERE researcher_id = ANY(%(ids)s::bigint[])
     """, {"since": since, "ids": touched})}
     candidates.update(changed_papers)

@@ -19,9 +19,6 @@ CREATE INDEX openalex_works_fetched_at_idx ON wove.openalex_works (fetched_at);
 CREATE INDEX s2_authors_fetched_at_idx ON wove.s2_authors (fetched_at);
 CREATE INDEX openalex_authors_fetched_at_idx ON wove.openalex_authors (fetched_at);
 CREATE INDEX researchers_updated_at_idx ON wove.researchers (updated_at);
--- ... and find the researchers linked to an author record that changed by these.
-CREATE INDEX researchers_s2_author_ids_idx ON wove.researchers USING gin (s2_author_ids);
-CREATE INDEX researchers_openalex_author_ids_idx ON wove.researchers USING gin (openalex_author_ids);
 
 -- The pair table starts empty: forget the watermark so the next metrics run is a full
 -- one (it rebuilds the pairs with everything else).
