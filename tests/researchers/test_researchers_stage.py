@@ -168,3 +168,46 @@ def test_a_new_override_applies_on_the_next_incremental_run(env, world):
         ids = [conn.execute("SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id=%s AND position=%s",
                             key).fetchone()[0] for key in ((a_id, a_pos), (b_id, b_pos))]
     assert ids[0] != ids[1]
+
+
+def _decisions(url):
+    with psycopg.connect(url) as conn:
+        links = conn.execute("SELECT arxiv_id, position, researcher_id, outcome, score, evidence::text, block"
+                             " FROM wove.researcher_mentions ORDER BY 1, 2").fetchall()
+        people = conn.execute("SELECT researcher_id, display_name, normalized_name, mention_count, orcid,"
+                              " s2_author_ids, openalex_author_ids FROM wove.researchers ORDER BY 1").fetchall()
+        other = [conn.execute(q).fetchall() for q in (
+            "SELECT old_id, new_id, reason FROM wove.researcher_redirects ORDER BY 1",
+            "SELECT arxiv_id, content, inputs FROM wove.matching_state ORDER BY 1")]
+    return links, people, other
+
+
+def test_a_scoped_run_decides_what_a_run_over_every_position_decides(env, world, clone_database):
+    """An incremental run reads only the changed papers' name blocks and their researchers;
+    it must write exactly what the same run reading every position writes."""
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=2))
+    assert match(url).mode == "full"
+    harvest_days(resources, world.end_day - dt.timedelta(days=1), world.end_day)
+    with psycopg.connect(url) as conn:
+        # a forced split the current links break: its two positions are re-decided
+        a, pa, b, pb = conn.execute(
+            "SELECT x.arxiv_id, x.position, y.arxiv_id, y.position FROM wove.researcher_mentions x"
+            " JOIN wove.researcher_mentions y ON y.researcher_id = x.researcher_id AND y.arxiv_id > x.arxiv_id"
+            " ORDER BY 1, 2, 3, 4 LIMIT 1").fetchone()
+        conn.execute("INSERT INTO wove.match_overrides (kind, arxiv_id_a, position_a, arxiv_id_b, position_b, note)"
+                     " VALUES ('force_split', %s, %s, %s, %s, 'test')", (a, pa, b, pb))
+    everything = clone_database(url)
+    with psycopg.connect(everything) as conn:
+        conn.execute("UPDATE wove.researcher_mentions SET block = NULL")  # as before block keys: reads all
+    scoped, unscoped = match(url), match(everything)
+    assert scoped.mode == unscoped.mode == "incremental" and scoped.new_mentions == unscoped.new_mentions > 0
+    assert scoped.positions_loaded < unscoped.positions_loaded == unscoped.mentions
+    mine, theirs = _decisions(url), _decisions(everything)
+    for x, y, what in ((mine[0], theirs[0], "links"), (mine[1], theirs[1], "researchers"),
+                       (mine[2][0], theirs[2][0], "redirects"), (mine[2][1], theirs[2][1], "state")):
+        diff = sorted(set(map(repr, x)) ^ set(map(repr, y)))
+        assert not diff, f"{what}: {diff[:6]}"
+    # the copy's links now carry their blocks: its next run is scoped, and has nothing to do
+    after = match(everything)
+    assert after.mode == "unchanged" and after.positions_loaded == 0

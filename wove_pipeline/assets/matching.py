@@ -37,6 +37,7 @@ def researchers(context: dg.AssetExecutionContext, config: MatchingConfig, datab
             "dagster/row_count": summary.researchers,
             "mode": summary.mode,
             "mentions": summary.mentions,
+            "positions_loaded": summary.positions_loaded,
             "new_mentions": summary.new_mentions,
             "touched_researchers": summary.touched_researchers,
             "created_ids": summary.created,

@@ -2,11 +2,16 @@
 
 One call of `match_researchers` runs in one transaction:
 
-1. load every author position (wove.paper_authors) with its evidence: the paper's text,
+1. find the papers whose author inputs changed since they were matched (or that were
+   never matched), in SQL: a fingerprint of each paper's inputs against the one stored in
+   wove.matching_state;
+2. load author positions (wove.paper_authors) with their evidence: the paper's text,
    categories and date, co-authors, and the aligned S2 / OpenAlex ids, ORCID and
-   institutions from wove.authorships;
-2. find what is new: papers never matched, or whose author evidence changed since (a hash
-   per paper in wove.matching_state, so late enrichment re-decides those positions);
+   institutions from wove.authorships. An incremental run loads the changed papers, the
+   name blocks their positions fall in, and every position of the researchers in those
+   blocks (what the assignment and the researcher rows read); a full run, or the first
+   run on links without block keys, loads everything. Of the loaded papers, those whose
+   evidence hash moved are re-decided (late enrichment re-decides those positions);
 3. cluster: everything at once on the first run (or `full=True`), otherwise assign the new
    mentions incrementally, newest first, onto the existing researchers;
 4. map clusters to stable ids (core.matching.identity) and write only what changed:
@@ -41,7 +46,37 @@ SELECT pa.arxiv_id, pa.position, pa.keyname, pa.forenames, pa.suffix, pa.affilia
 FROM wove.paper_authors pa
 JOIN wove.papers p USING (arxiv_id)
 LEFT JOIN wove.authorships au USING (arxiv_id, position)
+{where}
 ORDER BY pa.arxiv_id, pa.position
+"""
+
+# Everything the evidence hash reads, as stored: a paper whose fingerprint equals the one
+# kept at its last match has the same evidence. (Text, date and venue are not in it: a
+# changed abstract alone does not re-decide positions, as with the evidence hash.)
+INPUTS_SQL = """
+WITH pa AS (
+    SELECT pa.arxiv_id,
+           string_agg(concat_ws(':', pa.position, pa.keyname, pa.forenames, pa.suffix, pa.affiliations::text),
+                      '|' ORDER BY pa.position) AS names,
+           bool_and(rm.arxiv_id IS NOT NULL) AS all_linked   -- re-harvested authors lose their links
+    FROM wove.paper_authors pa
+    LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
+    GROUP BY pa.arxiv_id
+),
+au AS (
+    SELECT arxiv_id, string_agg(concat_ws(':', position, s2_author_id, s2_confidence, openalex_author_id,
+                                          openalex_confidence, orcid, institution_ids::text, raw_affiliations::text),
+                                '|' ORDER BY position) AS aligned
+    FROM wove.authorships GROUP BY arxiv_id
+),
+fp AS (
+    SELECT p.arxiv_id, md5(concat_ws('#', array_to_string(p.categories, ','), pa.names, au.aligned)) AS inputs,
+           coalesce(pa.all_linked, true) AS all_linked
+    FROM wove.papers p LEFT JOIN pa USING (arxiv_id) LEFT JOIN au USING (arxiv_id)
+)
+SELECT fp.arxiv_id, fp.inputs FROM fp
+LEFT JOIN wove.matching_state ms USING (arxiv_id)
+WHERE ms.inputs IS DISTINCT FROM fp.inputs OR NOT fp.all_linked
 """
 
 # An aligned upstream id below this confidence is not used as evidence.
@@ -59,6 +94,7 @@ class MatchSummary:
     retired: int
     links_written: int
     not_sure: int
+    positions_loaded: int = 0  # what the run read: every position, or the touched blocks' papers
 
 
 def mention_id(arxiv_id: str, position: int) -> str:
@@ -70,10 +106,15 @@ def _split_mention_id(mid: str) -> tuple[str, int]:
     return arxiv_id, int(position)
 
 
-def load_mentions(conn: psycopg.Connection) -> tuple[list[Mention], dict[str, str]]:
-    """Every author position as a Mention, and a hash of each paper's author evidence."""
+def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None) -> tuple[list[Mention], dict[str, str]]:
+    """Every author position (of these papers) as a Mention, and a hash of each paper's
+    author evidence."""
     by_paper: dict[str, list[dict]] = defaultdict(list)
-    for row in db.fetch_all(conn, MENTIONS_SQL):
+    if arxiv_ids is None:
+        rows = db.fetch_all(conn, MENTIONS_SQL.format(where=""))
+    else:
+        rows = db.fetch_all(conn, MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (list(arxiv_ids),))
+    for row in rows:
         by_paper[row["arxiv_id"]].append(row)
     mentions: list[Mention] = []
     evidence_hash: dict[str, str] = {}
@@ -149,6 +190,71 @@ def _researcher_row(rid: int, members: list[Mention]) -> tuple:
     )
 
 
+def _totals(conn: psycopg.Connection) -> tuple[int, int]:
+    row = conn.execute("SELECT (SELECT count(*) FROM wove.paper_authors), (SELECT count(*) FROM wove.researchers)")
+    return tuple(row.fetchone())
+
+
+def _store_inputs(conn: psycopg.Connection, inputs: dict[str, str], changed: set[str],
+                  evidence: dict[str, str], now: dt.datetime) -> None:
+    """Keep the evidence hash of each re-decided paper and the input fingerprint of every
+    paper this run looked at, so the next run finds changed papers in SQL."""
+    db.upsert_rows(
+        conn, "wove.matching_state", ("arxiv_id", "matched_at", "content", "inputs"),
+        ((p, now, evidence[p], inputs.get(p)) for p in sorted(changed)), key=("arxiv_id",),
+    )
+    seen = sorted(p for p in inputs if p not in changed and p in evidence)
+    if seen:
+        conn.execute(
+            "UPDATE wove.matching_state ms SET inputs = u.inputs FROM unnest(%s::text[], %s::text[]) AS u(arxiv_id, inputs)"
+            " WHERE ms.arxiv_id = u.arxiv_id", (seen, [inputs[p] for p in seen]))
+
+
+def _fill_blocks(conn: psycopg.Connection, mentions: list[Mention]) -> None:
+    """Links written before block keys existed get theirs (once: later runs are scoped)."""
+    conn.execute(
+        "UPDATE wove.researcher_mentions rm SET block = u.block"
+        " FROM unnest(%s::text[], %s::int[], %s::text[]) AS u(arxiv_id, position, block)"
+        " WHERE rm.arxiv_id = u.arxiv_id AND rm.position = u.position AND rm.block IS NULL",
+        ([m.paper_id for m in mentions], [m.position for m in mentions], [m.block for m in mentions]),
+    )
+
+
+def _links_have_blocks(conn: psycopg.Connection) -> bool:
+    """Positions are linked already, and every link carries its block key (migration 0008)."""
+    return bool(db.fetch_value(conn, "SELECT EXISTS (SELECT 1 FROM wove.researcher_mentions)"
+                                     " AND NOT EXISTS (SELECT 1 FROM wove.researcher_mentions WHERE block IS NULL)"))
+
+
+def _load_scoped(conn: psycopg.Connection, inputs: dict[str, str],
+                 overrides: Overrides) -> tuple[list[Mention], dict[str, str], list[str]]:
+    """What an incremental run reads: the papers whose inputs moved (and those of override
+    pairs the current links break), every paper with a position in a name block their
+    positions fall in, and every paper of the researchers in those blocks. The assignment
+    reads only the touched blocks (names, co-authors, texts) and the researcher rows read
+    every member of a touched researcher, so this is all they need."""
+    seeds = set(inputs)
+    pairs = [(pair, "link") for pair in overrides.links] + [(pair, "split") for pair in overrides.splits]
+    if pairs:
+        ends = {_split_mention_id(mid)[0] for pair, _ in pairs for mid in pair}
+        linked = {mention_id(a, p): r for a, p, r in conn.execute(
+            "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)",
+            (sorted(ends),))}
+        for (a, b), kind in pairs:
+            if a in linked and b in linked and (linked[a] == linked[b]) == (kind == "split"):
+                seeds |= {_split_mention_id(a)[0], _split_mention_id(b)[0]}
+    seeds_sorted = sorted(seeds)
+    mentions, evidence = load_mentions(conn, seeds_sorted)
+    rest = [r[0] for r in conn.execute("""
+        WITH r AS (SELECT researcher_id FROM wove.researcher_mentions WHERE block = ANY(%(blocks)s)
+                   UNION SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%(seeds)s))
+        SELECT DISTINCT rm.arxiv_id FROM wove.researcher_mentions rm JOIN r USING (researcher_id)
+        WHERE rm.arxiv_id <> ALL(%(seeds)s)
+        ORDER BY 1""", {"blocks": sorted({m.block for m in mentions}), "seeds": seeds_sorted})]
+    more, more_evidence = load_mentions(conn, rest)
+    return mentions + more, {**evidence, **more_evidence}, seeds_sorted + rest
+
+
 def match_researchers(
     conn: psycopg.Connection, *, full: bool = False, config: MatchConfig | None = None,
     now: dt.datetime | None = None,
@@ -156,19 +262,31 @@ def match_researchers(
     """Match every unmatched or changed author position; write stable researcher ids."""
     now = now or dt.datetime.now(dt.timezone.utc)
     db.advisory_lock(conn, "researchers")
-    mentions, evidence = load_mentions(conn)
+    overrides = load_overrides(conn)
+    inputs = dict(conn.execute(INPUTS_SQL).fetchall())  # papers whose inputs moved, or never matched
+    scoped = not full and _links_have_blocks(conn)
+    if scoped:
+        mentions, evidence, papers = _load_scoped(conn, inputs, overrides)
+    else:
+        (mentions, evidence), papers = load_mentions(conn), None
     by_id = {m.mention_id: m for m in mentions}
-    state = {r["arxiv_id"]: r["content"] for r in db.fetch_all(conn, "SELECT arxiv_id, content FROM wove.matching_state")}
+    # matching_state rows of the loaded papers, and of papers that left the corpus
+    state = {r["arxiv_id"]: r["content"] for r in db.fetch_all(
+        conn, "SELECT arxiv_id, content FROM wove.matching_state ms"
+              " WHERE (%(all)s OR arxiv_id = ANY(%(ids)s))"
+              " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)",
+        {"all": papers is None, "ids": papers or []})}
     changed_papers = {p for p, h in evidence.items() if state.get(p) != h}
     previous = {
         mention_id(r["arxiv_id"], r["position"]): r["researcher_id"]
-        for r in db.fetch_all(conn, "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions")
+        for r in db.fetch_all(conn, "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"
+                                    " WHERE %(all)s OR arxiv_id = ANY(%(ids)s)",
+                              {"all": papers is None, "ids": papers or []})
     }
     redirects = {
         r["old_id"]: Redirect(r["old_id"], r["new_id"], r["reason"], r["redirected_at"])
         for r in db.fetch_all(conn, "SELECT * FROM wove.researcher_redirects")
     }
-    overrides = load_overrides(conn)
     next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
 
     # An override the current links break (a forced split inside one researcher, a forced
@@ -180,12 +298,15 @@ def match_researchers(
         for mid in (a, b)
     }
     if not full and not changed_papers and not violated and set(previous) == set(by_id):
-        return MatchSummary(len(mentions), 0, "unchanged", db.fetch_value(conn, "SELECT count(*) FROM wove.researchers"),
-                            0, 0, 0, 0, 0)
+        _store_inputs(conn, inputs, set(), evidence, now)
+        if not scoped:
+            _fill_blocks(conn, mentions)
+        positions, researchers = _totals(conn)
+        return MatchSummary(positions, 0, "unchanged", researchers, 0, 0, 0, 0, 0, len(mentions))
 
     new_ids = {m.mention_id for m in mentions if m.paper_id in changed_papers or m.mention_id not in previous}
     new_ids |= violated & set(by_id)
-    if full or not previous:
+    if full or (not scoped and not previous):
         mode = "full"
         assignment: Assignment = match_all(mentions, overrides, config)
     else:
@@ -233,11 +354,13 @@ def match_researchers(
         not_sure += outcome == "not_sure"
         evidence_doc = {"partner": link.partner, "features": link.evidence} if link else {}
         rows.append((arxiv_id, position, identity.mention_ids[mid], outcome, link.score if link else None,
-                     Jsonb(evidence_doc), now))
+                     Jsonb(evidence_doc), now, by_id[mid].block))
     db.copy_rows(
         conn, "wove.researcher_mentions",
-        ("arxiv_id", "position", "researcher_id", "outcome", "score", "evidence", "matched_at"), rows,
+        ("arxiv_id", "position", "researcher_id", "outcome", "score", "evidence", "matched_at", "block"), rows,
     )
+    if not scoped:
+        _fill_blocks(conn, [by_id[mid] for mid in by_id if mid not in rewrite])
     retired = sorted(set(identity.retired))
     if retired:
         conn.execute("DELETE FROM wove.researchers WHERE researcher_id = ANY(%s)", (retired,))
@@ -251,21 +374,20 @@ def match_researchers(
         ((r.reason, r.old_id, r.new_id, r.at or now) for r in identity.new_redirects),
     )
     conn.execute("SELECT setval('wove.researcher_id_seq', %s, false)", (max(identity.next_id, next_id),))
-    db.upsert_rows(
-        conn, "wove.matching_state", ("arxiv_id", "matched_at", "content"),
-        ((p, now, evidence[p]) for p in sorted(changed_papers)), key=("arxiv_id",),
-    )
+    _store_inputs(conn, inputs, changed_papers, evidence, now)
     gone = sorted(set(state) - set(evidence))
     if gone:
         conn.execute("DELETE FROM wove.matching_state WHERE arxiv_id = ANY(%s)", (gone,))
+    positions, researchers = _totals(conn)
     return MatchSummary(
-        mentions=len(mentions),
+        mentions=positions,
         new_mentions=len(new_ids),
         mode=mode,
-        researchers=len(members),
+        researchers=researchers,
         touched_researchers=len(live_touched),
         created=len(identity.created),
         retired=len(retired),
         links_written=len(rows),
         not_sure=not_sure,
+        positions_loaded=len(mentions),
     )

@@ -244,12 +244,15 @@ class _Run:
                     mean = np.bincount(inv, weights=P[r, assigned]) / cnt
                     bad = np.bincount(inv, weights=cannot[r, assigned].astype(np.float64)) > 0
                     forced = (np.bincount(inv, weights=must[r, assigned].astype(np.float64)) > 0) & ~bad
-                    mean[bad] = -1.0
+                    # A cluster the mention may not join (cannot-link: another block of the
+                    # pack, the same paper, a forced split) is no candidate: with none left
+                    # the mention starts a profile with no score, whatever the pack holds.
+                    viable = np.flatnonzero(~bad)
                     if forced.any():
                         k = int(np.flatnonzero(forced)[np.argmax(mean[forced])])
                         outcome, best_lab, score = "forced", int(uniq[k]), float(mean[k])
-                    else:
-                        k = int(np.argmax(mean))
+                    elif len(viable):
+                        k = int(viable[np.argmax(mean[viable])])
                         score = float(mean[k])
                         if score >= cfg.threshold:
                             outcome, best_lab = "linked", int(uniq[k])
