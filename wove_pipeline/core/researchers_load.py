@@ -190,6 +190,15 @@ def _researcher_row(rid: int, members: list[Mention]) -> tuple:
     )
 
 
+def _broken_overrides(overrides: Overrides, links: dict[str, int]) -> set[str]:
+    """Positions of overrides the current links break (a forced split inside one researcher,
+    a forced link across two): they are re-opened, so corrections apply on the next run."""
+    pairs = [(pair, "link") for pair in overrides.links] + [(pair, "split") for pair in overrides.splits]
+    return {mid for (a, b), kind in pairs
+            if a in links and b in links and (links[a] == links[b]) == (kind == "split")
+            for mid in (a, b)}
+
+
 def _totals(conn: psycopg.Connection) -> tuple[int, int]:
     row = conn.execute("SELECT (SELECT count(*) FROM wove.paper_authors), (SELECT count(*) FROM wove.researchers)")
     return tuple(row.fetchone())
@@ -234,15 +243,12 @@ def _load_scoped(conn: psycopg.Connection, inputs: dict[str, str],
     reads only the touched blocks (names, co-authors, texts) and the researcher rows read
     every member of a touched researcher, so this is all they need."""
     seeds = set(inputs)
-    pairs = [(pair, "link") for pair in overrides.links] + [(pair, "split") for pair in overrides.splits]
-    if pairs:
-        ends = {_split_mention_id(mid)[0] for pair, _ in pairs for mid in pair}
+    ends = {_split_mention_id(mid)[0] for pair in [*overrides.links, *overrides.splits] for mid in pair}
+    if ends:
         linked = {mention_id(a, p): r for a, p, r in conn.execute(
             "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)",
             (sorted(ends),))}
-        for (a, b), kind in pairs:
-            if a in linked and b in linked and (linked[a] == linked[b]) == (kind == "split"):
-                seeds |= {_split_mention_id(a)[0], _split_mention_id(b)[0]}
+        seeds |= {_split_mention_id(mid)[0] for mid in _broken_overrides(overrides, linked)}
     seeds_sorted = sorted(seeds)
     mentions, evidence = load_mentions(conn, seeds_sorted)
     rest = [r[0] for r in conn.execute("""
@@ -289,14 +295,7 @@ def match_researchers(
     }
     next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
 
-    # An override the current links break (a forced split inside one researcher, a forced
-    # link across two) re-opens its two positions, so corrections apply on the next run.
-    violated = {
-        mid
-        for (a, b), kind in [(pair, "link") for pair in overrides.links] + [(pair, "split") for pair in overrides.splits]
-        if a in previous and b in previous and (previous[a] == previous[b]) == (kind == "split")
-        for mid in (a, b)
-    }
+    violated = _broken_overrides(overrides, previous)
     if not full and not changed_papers and not violated and set(previous) == set(by_id):
         _store_inputs(conn, inputs, set(), evidence, now)
         if not scoped:
