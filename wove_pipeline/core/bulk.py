@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
@@ -70,7 +71,7 @@ def iter_jsonl_gz(fs: pafs.FileSystem, path: str) -> Iterator[dict]:
             if not line:
                 continue
             try:
-                yield json.loads(line)
+                yield orjson.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}:{n}: not JSON ({exc})") from exc
 
@@ -104,7 +105,7 @@ class S2Release:
         info = fs.get_file_info(_join(folder, "dataset.json"))
         if info.type == pafs.FileType.File:
             with fs.open_input_stream(_join(folder, "dataset.json")) as f:
-                meta = json.loads(f.read())
+                meta = orjson.loads(f.read())
             # Real answers hold pre-signed URLs; a mirror keeps the file names.
             return [_join(folder, u.split("?", 1)[0].rsplit("/", 1)[-1]) for u in meta["files"]]
         selector = pafs.FileSelector(folder, allow_not_found=True)
@@ -212,7 +213,7 @@ class OpenAlexSnapshot:
     def manifest(self, entity: str) -> Manifest:
         fs, base = _fs(self.root)
         with fs.open_input_stream(_join(base, "data", entity, "manifest")) as f:
-            raw = json.loads(f.read())
+            raw = orjson.loads(f.read())
         entries = []
         for e in raw["entries"]:
             meta = e.get("meta") or {}

@@ -26,12 +26,12 @@ ask, and the fetch for partition days D.. asks for
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import orjson
 import psycopg
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
@@ -115,7 +115,7 @@ def _read_file(store: RawStore, path: str) -> list[RawResponse]:
     cols = {name: table.column(name).to_pylist() for name in table.column_names}
     out = [
         RawResponse(cols["source"][i], cols["partition"][i], cols["kind"][i], cols["seq"][i],
-                    json.loads(cols["request"][i]), cols["fetched_at"][i], cols["body"][i], path)
+                    orjson.loads(cols["request"][i]), cols["fetched_at"][i], cols["body"][i], path)
         for i in range(table.num_rows)
     ]
     out.sort(key=lambda r: r.seq)
@@ -285,7 +285,7 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
     out = out or Derived()
     for resp in responses:
         at, kind = resp.fetched_at, resp.kind
-        payload = json.loads(resp.body)
+        payload = orjson.loads(resp.body)
         ids: list[str] = resp.request.get("ids", [])
         attempt_source = ATTEMPT_SOURCES.get(resp.source)
         bad: list[BadRecord] = []

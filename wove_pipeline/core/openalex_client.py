@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 
 from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient, UpstreamError
 from wove_pipeline.core.openalex_parser import (
@@ -148,7 +149,7 @@ def _validator(parse: Callable[..., Any], *, lenient: bool = False) -> Callable[
 
     def validate(response: httpx.Response) -> Any:
         try:
-            payload = json.loads(response.content)
+            payload = orjson.loads(response.content)
             return parse(payload, bad=[]) if lenient else parse(payload)
         except (ValueError, OpenAlexParseError) as exc:  # truncated or malformed body
             raise InvalidBody(str(exc)) from None

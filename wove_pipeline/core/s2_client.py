@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import httpx
+import orjson
 
 from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient
 from wove_pipeline.core.s2_parser import S2ParseError, parse_author_batch, parse_paper_batch
@@ -79,7 +80,7 @@ class SemanticScholarClient(UpstreamClient):
                extra: dict) -> FetchedBatch:
         def validate(response: httpx.Response) -> list:
             try:
-                payload = json.loads(response.content)
+                payload = orjson.loads(response.content)
                 # A record that does not parse is no transport fault: it is set aside here and
                 # quarantined when the tables are derived from the raw response.
                 return parse(payload, expected_len=len(wire_ids), bad=[])
