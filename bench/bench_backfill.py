@@ -133,54 +133,27 @@ def stage_seconds(fig: dict) -> dict[str, float]:
     return out
 
 
-HOT_SPOTS = """### Hot spots (analysis of 2026-11-29; CPU seconds from cProfile / process_time, not from this section's runs)
+HOT_SPOTS = """### Hot spots and what changed (2026-11-30)
 
-- **The sandbox, not the pipeline, is what stops the 300k world here.** The sandbox upstreams run
-  in the bench process (threads), so their time is inside the enrichment steps' seconds, and
-  `wove_pipeline/sandbox/openalex.py::OpenAlexEndpoint._filter` scans every work of the world for
-  every `/works?filter=...` request (`[x for x in self._work_order if self._work_visible(...)]`, then
-  one pass per clause) and builds a *sorted* list of every visible author for every `/authors`
-  request: O(world) / O(A log A) per call, so O(papers x world) per backfill. Same 31-day first range
-  (~25,000 papers), same code: `openalex_works` took 4 min on the 30k world and more than 20 min on
-  the 300k world (both on this busy machine). Until the sandbox answers id / doi / author filters
-  from its indexes (start from the wanted set, keep `_work_order` order for paging), the 300k figures
-  measure the sandbox. The real OpenAlex answers these filters from an index.
-
-- **Daily publish, `researchers` (incremental matching) is the dominant step of a realistic day.**
-  `wove_pipeline/core/matching/cluster.py::assign_incremental` calls `_Run.assign` once per name block
-  touched by the day, and each call runs `scoring.py::score_pairs` on that block alone. In the sandbox
-  world a day's ~9,000 author positions touch ~1,900 of its ~2,900 blocks, so the fixed cost per call
-  dominates: ~7.6 ms CPU per block (≈ 1.6 ms per new mention, vs 0.11 ms per mention for `match_all`,
-  which packs small blocks into batches of 400). Most of it is scipy.sparse bookkeeping in
-  `_Pairing.sim` (`X[r] @ X[c].T`): the transpose is converted with `csr_tocsc`, whose cost is
-  O(nnz + n_features), and the affiliation / text matrices are hashed into 2^20 / 2^18 columns
-  (`_tfidf`), so every call pays ~1 ms (2^20) / ~0.45 ms (2^18) whatever the block size (0.18 ms with
-  5,000 columns). Measured before commit caf0fea: 9,254 new mentions onto 42,489 matched ones:
-  `assign_incremental` 14.7 s CPU; `match_all` of the 42,489 from scratch: 4.7 s CPU. Commit caf0fea
-  (23:58 UTC) now packs small blocks in `assign_incremental` as `match_all` does; the day in
-  "Realistic day end to end" ran after it (researchers 7.5-9.3 s wall for the day on a quieter machine,
-  against 55-118 s before it under load 6-12). Still open: compact the hashed feature columns once in
-  `build_data` (keep only columns with a non-zero), so each sparse product stops paying O(2^20).
-- **Daily publish grows with the archive, not with the day.** `researchers_load.match_researchers`
-  reads every author position with title + abstract (`load_mentions`, `MENTIONS_SQL`), every
-  `researcher_mentions` row and every `matching_state` row on each run, and hashes every paper's
-  evidence: O(all mentions) per day. With only ~2,900 name blocks in the sandbox world (first
-  initial + surname; the count barely grows from 3k to 30k papers: 2,722 -> 2,950), block sizes grow
-  linearly with the archive, so the per-new-mention scoring (rows x pool of its block) grows linearly
-  too. Loading only the touched blocks' mentions (the docstring of `assign_incremental` already asks
-  for that) makes the per-day cost proportional to the day plus its blocks.
-- **One-shot `match_all` (the backfill's single publish) is flat per mention where measured**: 132 /
-  133 us CPU per mention at 21k and 74k sandbox mentions (blocks up to ~1,000). Above `max_block`
-  (2,000) blocks are sub-blocked and the rest is assigned with `_Run.assign`, whose per-row loop does
-  `np.flatnonzero(lab >= 0)` + `np.unique` over the whole pool: O(rows x pool log pool) for the big
-  blocks. At 300k papers the sandbox's largest blocks reach ~10,000 mentions, so that path is where
-  super-linear growth would come from; bench/bench_matching.py covers it at 1M mentions.
-- `researcher_metrics` (incremental) scans `wove.papers` against `metrics_paper_state` every run (one
-  SQL anti-join, O(papers)) and recomputes touched researchers over all their papers; the
-  `researcher_ids @>` lookups use the GIN index. It was ~8% of the realistic day's wall time.
-- The synthetic world's name space is small (see above): for a year it puts ~165 people behind each
-  initial + surname, far more than arXiv's long tail of surnames, so matching figures at 300k here are
-  pessimistic.
+- **Fixed before the year was measured**: the sandbox's OpenAlex filters scanned the whole world per
+  request (now they start from the ids, DOIs or author they name), and a year through the API needs
+  more OpenAlex list calls than a free key's $1 a day: the first 300k attempt of this session ran out
+  of budget after ~250k papers (by design the rest stays pending for the next days' runs). The year is
+  measured with a $5/day key on both sides (`--openalex-budget-usd`); the snapshot path
+  (`wove_pipeline.core.bulk`) needs no API budget at all.
+- **The backfill's one publish is a full `match_all`**, flat per mention where measured (bench_matching:
+  1M mentions in ~6 min). Above `max_block` (2,000) blocks are sub-blocked and the rest is assigned
+  block by block, so the sandbox's few, large name blocks (~2,900 initial+surname blocks for the
+  whole year: ~165 people behind each, far more than arXiv's long tail of surnames) make matching
+  the stage that grows fastest here; the figures are pessimistic for it.
+- **Daily publish is now proportional to the day** (commits after this table's sizes, measured in
+  "Realistic day end to end"): matching loads the changed papers (found by one SQL fingerprint
+  query), their name blocks and those blocks' researchers, not every author position (a test
+  checks it writes exactly what a run over every position writes); metrics move co-author edges and
+  institution figures by difference and read each affected researcher's mentions once.
+- **Still O(archive) per publish**: the serving schema is rebuilt whole and swapped in (simple and
+  atomic; ~3 min at 300k synthetic papers in bench_serving). An incremental publish (rewrite the
+  changed rows in place, in one transaction) is the next step for daily freshness at scale.
 """
 
 
@@ -281,7 +254,7 @@ def report(write: bool = True) -> str:
                         f"per paper (bench process, which includes the in-process sandbox upstreams, + PostgreSQL) grew "
                         f"**{cpus[-1] / cpus[0]:.2f}x**. Stages whose seconds per paper grew more than 1.3x: "
                         + (", ".join(f"{k} {g:.2f}x" for k, g in growers) or "none")
-                        + " (see Hot spots: the sandbox's OpenAlex filters scan the whole world per request).")
+                        + ".")
         parts.append(
             "### Cost per stage at each size\n\nEach size is its own world (same density, same seed) and database; "
             "seconds are STEP_SUCCESS durations summed over the size's runs; s/1k = seconds per 1,000 papers "
