@@ -1,15 +1,21 @@
 """Matching stage: author positions -> researchers with stable ids (global, incremental)."""
 # (no `from __future__ import annotations` here: Dagster reads the context annotation at definition time)
 
+import os
+
 import dagster as dg
 
 from wove_pipeline.assets import enrichment, harvest
 from wove_pipeline.core import researchers_load
+from wove_pipeline.core.matching.cluster import MatchConfig
 from wove_pipeline.resources import DatabaseResource
 
 
 class MatchingConfig(dg.Config):
     full: bool = False  # re-cluster everything (ids stay stable through the identity mapping)
+    # processes for clustering from scratch (the first run, `full`): name blocks are
+    # independent; 0 = one per CPU core. Incremental runs assign in this process.
+    workers: int = 0
 
 
 @dg.asset(
@@ -28,7 +34,8 @@ class MatchingConfig(dg.Config):
 )
 def researchers(context: dg.AssetExecutionContext, config: MatchingConfig, database: DatabaseResource):
     with database.transaction() as conn:
-        summary = researchers_load.match_researchers(conn, full=config.full)
+        workers = config.workers or os.cpu_count() or 1
+        summary = researchers_load.match_researchers(conn, full=config.full, config=MatchConfig(workers=workers))
     context.log.info(
         f"{summary.mode}: {summary.new_mentions} new mentions, {summary.touched_researchers} researchers touched"
     )
