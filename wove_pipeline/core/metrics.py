@@ -83,16 +83,10 @@ class MetricsRun:
 _PAPER_STATE_SQL = """
 SELECT c.arxiv_id,
        p.oai_datestamp,
-       CASE WHEN p.arxiv_id IS NULL THEN 'gone' ELSE md5(concat_ws('|',
-           p.primary_category, p.published::text, pc.cited_by_count::text, pc.source, pc.as_of::text,
-           (SELECT count(*) FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id)::text,
-           (SELECT string_agg(m.position::text || ':' || m.researcher_id::text, ',' ORDER BY m.position)
-              FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id),
-           (SELECT string_agg(a.position::text || ':' || coalesce(a.s2_author_id, '') || ':'
-                              || coalesce(a.openalex_author_id, '') || ':' || array_to_string(a.institution_ids, ';'),
-                              ',' ORDER BY a.position)
-              FROM wove.authorships a WHERE a.arxiv_id = c.arxiv_id)
-       )) END AS fingerprint,
+       CASE WHEN p.arxiv_id IS NULL THEN 'gone'
+            ELSE md5(concat_ws('|', st.structure, pc.cited_by_count::text, pc.source, pc.as_of::text)) END
+           AS fingerprint,
+       st.structure,
        (SELECT count(*) FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id)::int AS n_authors,
        (SELECT count(*) FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id)::int AS n_matched,
        coalesce((SELECT array_agg(DISTINCT m.researcher_id ORDER BY m.researcher_id)
@@ -109,6 +103,18 @@ SELECT c.arxiv_id,
 FROM _metrics_candidates c
 LEFT JOIN wove.papers p ON p.arxiv_id = c.arxiv_id
 LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = c.arxiv_id
+CROSS JOIN LATERAL (       -- everything but the citation count: who, where, what, when
+    SELECT md5(concat_ws('|',
+           p.primary_category, p.published::text,
+           (SELECT count(*) FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id)::text,
+           (SELECT string_agg(m.position::text || ':' || m.researcher_id::text, ',' ORDER BY m.position)
+              FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id),
+           (SELECT string_agg(a.position::text || ':' || coalesce(a.s2_author_id, '') || ':'
+                              || coalesce(a.openalex_author_id, '') || ':' || array_to_string(a.institution_ids, ';'),
+                              ',' ORDER BY a.position)
+              FROM wove.authorships a WHERE a.arxiv_id = c.arxiv_id)
+    )) AS structure
+) st
 """
 
 _RESEARCHER_FP = """md5(concat_ws('|', r.display_name, r.normalized_name, r.orcid,
@@ -268,6 +274,7 @@ _COAUTHOR_DELTA_SQL = [
        GROUP BY 1, 2 HAVING sum(d.sign) <> 0""",
     """INSERT INTO wove.researcher_coauthors AS c (researcher_id, coauthor_id, papers)
        SELECT researcher_id, coauthor_id, delta FROM _metrics_pairs
+       ORDER BY researcher_id, coauthor_id  -- index order: a full run inserts millions of pairs
        ON CONFLICT (researcher_id, coauthor_id) DO UPDATE SET papers = c.papers + excluded.papers""",
     # only a pair that lost papers can have reached zero
     """DELETE FROM wove.researcher_coauthors c USING _metrics_pairs p
@@ -282,7 +289,7 @@ _INSTITUTION_DELTA_SQL = [
        FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_researchers) AS pair
        GROUP BY 1, 2 HAVING sum(d.sign) <> 0""",
     """INSERT INTO wove.metrics_institution_researchers AS t (institution_id, researcher_id, papers)
-       SELECT institution_id, researcher_id, delta FROM _metrics_ir
+       SELECT institution_id, researcher_id, delta FROM _metrics_ir ORDER BY institution_id, researcher_id
        ON CONFLICT (institution_id, researcher_id) DO UPDATE SET papers = t.papers + excluded.papers""",
     """DELETE FROM wove.metrics_institution_researchers t USING _metrics_ir d
        WHERE d.delta < 0 AND t.institution_id = d.institution_id AND t.researcher_id = d.researcher_id
@@ -348,6 +355,40 @@ def _recompute_researchers(conn: psycopg.Connection, ids: Sequence[int]) -> None
     conn.execute(_RESEARCHER_METRICS_SQL)
 
 
+_ARCHIVE_CITATIONS_SQL = """
+WITH rp AS (               -- one row per (researcher, paper), as in the full recompute
+    SELECT DISTINCT rm.researcher_id, rm.arxiv_id
+    FROM unnest(%(ids)s::bigint[]) AS r(id) JOIN wove.researcher_mentions rm ON rm.researcher_id = r.id
+),
+c AS (
+    SELECT rp.researcher_id, ps.cited_by_count, ps.cited_as_of,
+           row_number() OVER (PARTITION BY rp.researcher_id
+                              ORDER BY coalesce(ps.cited_by_count, 0) DESC, rp.arxiv_id) AS cite_rank
+    FROM rp JOIN wove.metrics_paper_state ps ON ps.arxiv_id = rp.arxiv_id
+),
+agg AS (
+    SELECT researcher_id,
+           count(*) FILTER (WHERE coalesce(cited_by_count, 0) >= cite_rank)::int AS h_index,
+           coalesce(sum(cited_by_count), 0)::int AS citations,
+           count(cited_by_count)::int AS cited_papers,
+           max(cited_as_of) AS as_of
+    FROM c GROUP BY researcher_id
+)
+UPDATE wove.researcher_metrics m
+SET archive_h_index = agg.h_index, archive_citations = agg.citations, archive_cited_papers = agg.cited_papers,
+    archive_as_of = agg.as_of, computed_at = now()
+FROM agg WHERE m.researcher_id = agg.researcher_id
+"""
+
+
+def _recompute_archive_citations(conn: psycopg.Connection, ids: Sequence[int]) -> None:
+    """Researchers whose papers changed only in citation count: only the archive's own
+    h-index, citations, cited papers and as-of day can move (the full recompute's
+    definitions, over the same (researcher, paper) rows)."""
+    if ids:
+        conn.execute(_ARCHIVE_CITATIONS_SQL, {"ids": list(ids)})
+
+
 def _start_delta(conn: psycopg.Connection) -> None:
     conn.execute("DROP TABLE IF EXISTS _metrics_delta")
     conn.execute(f"CREATE TEMP TABLE _metrics_delta ON COMMIT DROP AS SELECT 0 AS sign, {_DELTA_COLUMNS} "
@@ -388,10 +429,11 @@ def _store_paper_states(conn: psycopg.Connection, states: list[dict]) -> None:
     live = [s for s in states if s["fingerprint"] != "gone"]
     db.upsert_rows(
         conn, "wove.metrics_paper_state",
-        ("arxiv_id", "oai_datestamp", "fingerprint", "n_authors", "n_matched", "cited_by_count", "cited_as_of",
-         "primary_category", "published", "researcher_ids", "institution_ids", "institution_researchers"),
-        ((s["arxiv_id"], s["oai_datestamp"], s["fingerprint"], s["n_authors"], s["n_matched"], s["cited_by_count"],
-          s["cited_as_of"], s["primary_category"], s["published"], s["researcher_ids"], s["institution_ids"], s["institution_researchers"]) for s in live),
+        ("arxiv_id", "oai_datestamp", "fingerprint", "structure", "n_authors", "n_matched", "cited_by_count",
+         "cited_as_of", "primary_category", "published", "researcher_ids", "institution_ids", "institution_researchers"),
+        ((s["arxiv_id"], s["oai_datestamp"], s["fingerprint"], s["structure"], s["n_authors"], s["n_matched"],
+          s["cited_by_count"], s["cited_as_of"], s["primary_category"], s["published"], s["researcher_ids"],
+          s["institution_ids"], s["institution_researchers"]) for s in live),
         key=("arxiv_id",),
     )
 
@@ -477,19 +519,21 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
     #    matcher that drops a mention updates its researcher), and those whose identity
     #    (names, upstream ids) changed or that disappeared (recomputed themselves)
     rows = db.fetch_all(conn, f"""
-        SELECT r.researcher_id, s.fingerprint IS DISTINCT FROM {_RESEARCHER_FP} AS changed
+        SELECT r.researcher_id, s.fingerprint IS DISTINCT FROM {_RESEARCHER_FP} AS changed,
+               s.researcher_id IS NOT NULL AS known
         FROM wove.researchers r
         LEFT JOIN wove.metrics_researcher_state s ON s.researcher_id = r.researcher_id
         WHERE r.updated_at >= %(since)s
         UNION
-        SELECT s.researcher_id, true FROM wove.metrics_researcher_state s
+        SELECT s.researcher_id, true, true FROM wove.metrics_researcher_state s
         WHERE NOT EXISTS (SELECT 1 FROM wove.researchers r WHERE r.researcher_id = s.researcher_id)
         UNION
-        SELECT m.researcher_id, true FROM wove.researcher_metrics m
+        SELECT m.researcher_id, true, true FROM wove.researcher_metrics m
         WHERE NOT EXISTS (SELECT 1 FROM wove.researchers r WHERE r.researcher_id = m.researcher_id)
     """, {"since": since})
     touched = sorted({r["researcher_id"] for r in rows})
     identity_changed = sorted({r["researcher_id"] for r in rows if r["changed"]})
+    known = sorted({r["researcher_id"] for r in rows if r["known"]})  # the last run saw them
 
     # 2. external author records that changed
     author_keys: list[tuple[str, str]] = []
@@ -524,7 +568,12 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         author_affected = {r[0] for r in rows}
 
     # 3. candidate papers: moved datestamp, new, gone, or rows stamped since the watermark,
-    #    plus every paper (then and now) of researchers whose identity changed
+    #    plus every paper (then and now) of the touched researchers. "Then" reads every
+    #    state row (one hash join), so only for researchers the last run saw.
+    papers_then = """
+        UNION SELECT s.arxiv_id FROM wove.metrics_paper_state s
+              CROSS JOIN LATERAL unnest(s.researcher_ids) AS r(id)
+              JOIN unnest(%(known)s::bigint[]) AS t(id) ON t.id = r.id""" if known else ""
     candidates = {r[0] for r in conn.execute("""
         SELECT p.arxiv_id FROM wove.papers p
         LEFT JOIN wove.metrics_paper_state s ON s.arxiv_id = p.arxiv_id
@@ -535,20 +584,18 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         UNION SELECT arxiv_id FROM wove.authorships WHERE aligned_at >= %(since)s
         UNION SELECT arxiv_id FROM wove.s2_papers WHERE fetched_at >= %(since)s
         UNION SELECT arxiv_id FROM wove.openalex_works WHERE fetched_at >= %(since)s
-        UNION SELECT s.arxiv_id FROM wove.metrics_paper_state s
-              CROSS JOIN LATERAL unnest(s.researcher_ids) AS r(id)
-              JOIN unnest(%(ids)s::bigint[]) AS t(id) ON t.id = r.id
         UNION SELECT arxiv_id FROM wove.researcher_mentions WHERE researcher_id = ANY(%(ids)s::bigint[])
-    """, {"since": since, "ids": touched})}
+    """ + papers_then, {"since": since, "ids": touched, "known": known})}
     candidates.update(changed_papers)
 
     # 4. keep those whose fingerprint really changed; collect who and where (then and now)
     states = _paper_states(conn, sorted(candidates))
     old = {r["arxiv_id"]: r for r in db.fetch_all(conn, """
-        SELECT s.arxiv_id, s.fingerprint, s.researcher_ids, s.institution_ids
+        SELECT s.arxiv_id, s.fingerprint, s.structure, s.researcher_ids, s.institution_ids
         FROM wove.metrics_paper_state s JOIN _metrics_candidates c ON c.arxiv_id = s.arxiv_id""")}
     changed = []
     researchers: set[int] = set(identity_changed) | author_affected
+    cited_only: set[int] = set()  # on papers whose citation count is all that moved
     for s in states:
         before = old.get(s["arxiv_id"])
         if before is not None and before["fingerprint"] == s["fingerprint"]:
@@ -556,9 +603,13 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         if before is None and s["fingerprint"] == "gone":
             continue
         changed.append(s)
+        if before is not None and before["structure"] == s["structure"]:
+            cited_only.update(s["researcher_ids"])
+            continue
         researchers.update(s["researcher_ids"])
         if before is not None:
             researchers.update(before["researcher_ids"])
+    cited_only -= researchers
 
     # 5. store the paper states, keeping the changed ones as they were and as they are
     #    (co-author edges and institution figures move by the difference), then
@@ -569,8 +620,9 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
     _store_paper_states(conn, changed)
     _capture_delta(conn, +1, changed_ids)
     institutions = _apply_deltas(conn)
-    ids = sorted(researchers)
-    _recompute_researchers(conn, ids)
+    _recompute_researchers(conn, sorted(researchers))
+    _recompute_archive_citations(conn, sorted(cited_only))
+    ids = sorted(researchers | cited_only)
     _snapshot_researchers_and_authors(conn, touched, author_keys)
     seconds = time.perf_counter() - t0
     _record_run(conn, "incremental", started, started, len(changed), len(ids), institutions, seconds)

@@ -10,6 +10,10 @@ CREATE TABLE wove.metrics_institution_researchers (
     PRIMARY KEY (institution_id, researcher_id)
 );
 
+-- A paper whose citation count is all that moved changes only its researchers' archive
+-- citation figures: the state keeps a fingerprint of everything else to tell.
+ALTER TABLE wove.metrics_paper_state ADD COLUMN structure text;
+
 -- The incremental metrics find what changed since their last run by these row stamps.
 -- (Not authorships.aligned_at: the alignment's per-paper min(aligned_at) would be planned
 -- as a walk of that index, once per paper.)
