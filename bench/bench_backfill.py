@@ -240,6 +240,8 @@ def report(write: bool = True) -> str:
                      + (" |" if len(done) > 1 else ""))
         runs = " | ".join(str(len(f["runs"])) + " + 1" for f in done)
         lines.append(f"| runs (daily + publish) | {runs} |" + (" |" if len(done) > 1 else ""))
+        commits = " | ".join(f.get("commit", "before bdf14b5") for f in done)
+        lines.append(f"| measured at commit | {commits} |" + (" |" if len(done) > 1 else ""))
         verdict = ""
         if growth and done[-1]["papers"] >= 250_000 and done[0]["papers"] <= 15_000:
             verdict = f"\n\nPer-paper cost 10k -> 300k: **{growth:.2f}x** (bar: at most 1.3x) -> **{'PASS' if growth <= 1.3 else 'FAIL'}**."
