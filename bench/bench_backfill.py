@@ -146,11 +146,12 @@ HOT_SPOTS = """### Hot spots and what changed (2026-11-30)
   block by block, so the sandbox's few, large name blocks (~2,900 initial+surname blocks for the
   whole year: ~165 people behind each, far more than arXiv's long tail of surnames) make matching
   the stage that grows fastest here; the figures are pessimistic for it.
-- **Daily publish is now proportional to the day** (commits after this table's sizes, measured in
-  "Realistic day end to end"): matching loads the changed papers (found by one SQL fingerprint
-  query), their name blocks and those blocks' researchers, not every author position (a test
-  checks it writes exactly what a run over every position writes); metrics move co-author edges and
-  institution figures by difference and read each affected researcher's mentions once.
+- **Daily publish is proportional to the day** (measured in "Realistic day end to end"; the
+  backfill's single publish is a full match and a full metrics recompute): matching loads the
+  changed papers (found by one SQL fingerprint query), their name blocks and those blocks'
+  researchers, not every author position (a test checks it writes exactly what a run over every
+  position writes); metrics move co-author edges and institution figures by difference and read
+  each affected researcher's mentions once.
 - **Still O(archive) per publish**: the serving schema is rebuilt whole and swapped in (simple and
   atomic; ~3 min at 300k synthetic papers in bench_serving). An incremental publish (rewrite the
   changed rows in place, in one transaction) is the next step for daily freshness at scale.
