@@ -38,8 +38,10 @@ class ServingConfig(dg.Config):
         "Researcher metrics (papers here; h-index, citations, works from the external author records with "
         "source and as-of; the same over archive papers; author positions over fully matched papers; "
         "primary-category counts; institutions over time), co-author edges and institution metrics, in "
-        "wove.researcher_metrics / researcher_coauthors / institution_metrics. Only researchers and "
-        "institutions touched by changed papers, citations, author records or matches are recomputed."
+        "wove.researcher_metrics / researcher_coauthors / institution_metrics. Only researchers "
+        "touched by changed papers, author records or matches are recomputed (only their archive citation "
+        "figures when a citation count is all that moved); co-author edges and institution figures move by "
+        "the difference each changed paper makes."
     ),
 )
 def researcher_metrics(context: dg.AssetExecutionContext, config: MetricsConfig, database: DatabaseResource):

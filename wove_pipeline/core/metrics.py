@@ -87,7 +87,7 @@ SELECT c.arxiv_id,
             ELSE md5(concat_ws('|', st.structure, pc.cited_by_count::text, pc.source, pc.as_of::text)) END
            AS fingerprint,
        st.structure,
-       (SELECT count(*) FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id)::int AS n_authors,
+       na.n_authors,
        (SELECT count(*) FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id)::int AS n_matched,
        coalesce((SELECT array_agg(DISTINCT m.researcher_id ORDER BY m.researcher_id)
                    FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id), '{}') AS researcher_ids,
@@ -103,10 +103,11 @@ SELECT c.arxiv_id,
 FROM _metrics_candidates c
 LEFT JOIN wove.papers p ON p.arxiv_id = c.arxiv_id
 LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = c.arxiv_id
+CROSS JOIN LATERAL (SELECT count(*)::int AS n_authors FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id) na
 CROSS JOIN LATERAL (       -- everything but the citation count: who, where, what, when
     SELECT md5(concat_ws('|',
            p.primary_category, p.published::text,
-           (SELECT count(*) FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id)::text,
+           na.n_authors::text,
            (SELECT string_agg(m.position::text || ':' || m.researcher_id::text, ',' ORDER BY m.position)
               FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id),
            (SELECT string_agg(a.position::text || ':' || coalesce(a.s2_author_id, '') || ':'
