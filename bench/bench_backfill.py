@@ -56,12 +56,14 @@ def _commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
-def _with_openalex_budget(be: BenchEnv, budget_usd: float) -> dict:
-    """Give the sandbox's OpenAlex key this daily budget; return run config giving ours the same."""
+def _openalex_budget(budget_usd: float):
+    """(sandbox setup giving its OpenAlex key this daily budget, run config giving ours the same)."""
     from wove_pipeline.sandbox.openalex import LIST_CALL_USD
 
-    be.env.sandbox.endpoints["openalex"].daily_credits = int(round(budget_usd / LIST_CALL_USD))
-    return {**RUN_CONFIG, "resources": {"openalex": {"config": {"daily_budget_usd": budget_usd}}}}
+    def setup(server) -> None:
+        server.endpoints["openalex"].daily_credits = int(round(budget_usd / LIST_CALL_USD))
+
+    return setup, {**RUN_CONFIG, "resources": {"openalex": {"config": {"daily_budget_usd": budget_usd}}}}
 
 
 def _save(fig: dict) -> None:
@@ -86,14 +88,16 @@ def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = 
     fig["runs"] = []
     fig["status"] = "daily"
     _save(fig)
-    with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-backfill-") as be:
-        del world  # the sandbox server holds what it serves
-        run_config = _with_openalex_budget(be, openalex_budget_usd)
+    setup, run_config = _openalex_budget(openalex_budget_usd)
+    with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-backfill-",
+                  sandbox_setup=setup) as be:
+        del world  # the (forked) sandbox holds what it serves
         w0 = time.perf_counter()
         for first, last in chunks(START, START + dt.timedelta(days=days - 1), MAX_PARTITIONS_PER_RUN):
             st = run_job(real, "bench_daily", be.instance, first, last, run_config)
             papers = be.count("SELECT count(*) FROM wove.papers")
             fig["runs"].append({"first": first, "last": last, "wall": st.wall, "cpu_py": st.cpu_py, "cpu_pg": st.cpu_pg,
+                                "cpu_sandbox": st.cpu_sandbox,
                                 "steps": st.steps, "rows": st.rows,
                                 "papers_after": papers, "load": load_average()})
             fig["daily_wall"] = time.perf_counter() - w0
@@ -103,7 +107,8 @@ def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = 
         fig["status"] = "publish"
         _save(fig)
         st = run_job(real, "bench_publish", be.instance)
-        fig["publish"] = {"wall": st.wall, "cpu_py": st.cpu_py, "cpu_pg": st.cpu_pg, "steps": st.steps, "rows": st.rows,
+        fig["publish"] = {"wall": st.wall, "cpu_py": st.cpu_py, "cpu_pg": st.cpu_pg, "cpu_sandbox": st.cpu_sandbox,
+                          "steps": st.steps, "rows": st.rows,
                           "metadata": {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str))}
                                        for k, v in st.metadata.items()}}
         fig["total_wall"] = time.perf_counter() - w0
@@ -254,7 +259,7 @@ def report(write: bool = True) -> str:
         growers = [(k, g) for k, g in growers if g > 1.3]
         if len(done) > 1 and cpus[0] and cpus[-1]:
             verdict += (f" Wall time depends on what else the machine runs (load averages in the table); CPU seconds "
-                        f"per paper (bench process, which includes the in-process sandbox upstreams, + PostgreSQL) grew "
+                        f"per paper (bench process + PostgreSQL; the sandbox upstreams answer from their own process) grew "
                         f"**{cpus[-1] / cpus[0]:.2f}x**. Stages whose seconds per paper grew more than 1.3x: "
                         + (", ".join(f"{k} {g:.2f}x" for k, g in growers) or "none")
                         + ".")

@@ -25,7 +25,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 class Environment:
     urls: DatabaseUrls
     embedded: EmbeddedPostgres | None
-    sandbox: object | None = None  # SandboxServer when serving the sandbox world
+    sandbox: object | None = None  # SandboxServer (or ForkedSandbox) when serving the sandbox world
     world: object | None = None
     exported: dict[str, str] = field(default_factory=dict)
 
@@ -50,10 +50,15 @@ def prepare_dagster_home() -> Path:
     return home
 
 
-def start_sandbox(world, *, today=None):
-    from wove_pipeline.sandbox.server import SandboxServer, default_endpoints
+def start_sandbox(world, *, today=None, setup=None, fork: bool = False):
+    """Serve the world on loopback. ``setup(server)`` configures the endpoints before they
+    serve; ``fork`` serves from a child process (benchmarks: see ForkedSandbox)."""
+    from wove_pipeline.sandbox.server import ForkedSandbox, SandboxServer, default_endpoints
 
-    return SandboxServer(world, endpoints=default_endpoints(world), today=today).start()
+    server = SandboxServer(world, endpoints=default_endpoints(world), today=today)
+    if setup is not None:
+        setup(server)
+    return ForkedSandbox(server) if fork else server.start()
 
 
 def sandbox_env(server) -> dict[str, str]:
@@ -72,7 +77,8 @@ def sandbox_env(server) -> dict[str, str]:
     return env
 
 
-def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None) -> Environment:
+def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None, sandbox_setup=None,
+             sandbox_fork: bool = False) -> Environment:
     urls, embedded = resolve_database_urls()
     migrate(urls.serving)
     env = Environment(urls=urls, embedded=embedded, world=world)
@@ -82,7 +88,7 @@ def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None) -> 
         "WOVE_DATA_DIR": raw_data_dir(),
     }
     if serve_sandbox:
-        env.sandbox = start_sandbox(world, today=sandbox_today)
+        env.sandbox = start_sandbox(world, today=sandbox_today, setup=sandbox_setup, fork=sandbox_fork)
         exported.update(sandbox_env(env.sandbox))
     exported["DAGSTER_HOME"] = str(prepare_dagster_home())
     os.environ.update(exported)

@@ -135,3 +135,25 @@ def test_slug_cap_on_word_boundary():
     assert slugify_paper("2401.00001", "x" * 500) == "2401.00001-" + "x" * SLUG_TITLE_MAX
     assert slugify_paper("2401.00001", "") == "2401.00001"
     assert slugify_paper("2401.00001", "???") == "2401.00001"
+
+
+def test_tex_to_text_same_with_a_warm_span_cache(load_bytes):
+    """Converted spans are cached across strings: every text converts to what it converts
+    to on its own, with an empty cache, whatever came before it."""
+    from wove_pipeline.core import tex
+    from wove_pipeline.core.arxiv_parser import parse_arxiv_metadata, parse_oai_page
+
+    page = parse_oai_page(load_bytes("arxiv/listrecords_arXiv_legacy_physics-hep-ex.xml"))
+    metas = [parse_arxiv_metadata(r.xml) for r in page.records if not r.deleted]
+    texts = [t for m in metas for t in (m.title, m.abstract) if t]
+    assert len(texts) >= 6
+    texts += [r"$\alpha$ and $\beta$ then $\alpha$", r"$\beta$-decay of $\alpha$", r"\emph{x} $N$", r"$N$ \emph{x}"]
+    cold = []
+    for t in texts:
+        tex._SPAN_CACHE.clear()
+        cold.append(tex_to_text(t))
+    tex._SPAN_CACHE.clear()
+    warm = [tex_to_text(t) for t in texts]
+    assert len(tex._SPAN_CACHE) > 0
+    assert warm == cold
+    assert warm[-4:] == ["α and β then α", "β-decay of α", "x N", "N x"]

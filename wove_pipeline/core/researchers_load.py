@@ -106,55 +106,58 @@ def _split_mention_id(mid: str) -> tuple[str, int]:
     return arxiv_id, int(position)
 
 
+# the evidence hash's encoding (kept byte-for-byte: stored hashes decide what is re-matched)
+_EVIDENCE_JSON = json.JSONEncoder(default=str).encode
+
+
 def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None) -> tuple[list[Mention], dict[str, str]]:
     """Every author position (of these papers) as a Mention, and a hash of each paper's
     author evidence."""
-    by_paper: dict[str, list[dict]] = defaultdict(list)
+    # plain tuples in MENTIONS_SQL's column order: a dict per row was a tenth of a day's matching
     if arxiv_ids is None:
-        rows = db.fetch_all(conn, MENTIONS_SQL.format(where=""))
+        rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
     else:
-        rows = db.fetch_all(conn, MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (list(arxiv_ids),))
+        rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (list(arxiv_ids),)).fetchall()
+    by_paper: dict[str, list[tuple]] = defaultdict(list)
     for row in rows:
-        by_paper[row["arxiv_id"]].append(row)
+        by_paper[row[0]].append(row)
     mentions: list[Mention] = []
     evidence_hash: dict[str, str] = {}
-    for arxiv_id, rows in by_paper.items():
-        keys = [make_name(r["forenames"], None, r["keyname"]).block for r in rows]
-        big = len(rows) > MAX_COAUTHORS  # giant collaborations carry no per-person co-author signal
+    for arxiv_id, paper_rows in by_paper.items():
+        keys = [make_name(r[3], None, r[2]).block for r in paper_rows]
+        big = len(paper_rows) > MAX_COAUTHORS  # giant collaborations carry no per-person co-author signal
         digest = hashlib.sha256()
-        for k, r in enumerate(rows):
-            s2_ok = (r["s2_confidence"] or 0) >= MIN_ALIGNMENT_CONFIDENCE
-            oa_ok = (r["openalex_confidence"] or 0) >= MIN_ALIGNMENT_CONFIDENCE
-            confidences = [c for c, ok in ((r["s2_confidence"], s2_ok), (r["openalex_confidence"], oa_ok)) if ok]
+        for k, (_, position, keyname, forenames, suffix, affiliations, published, categories, title, abstract,
+                journal_ref, s2_author_id, s2_confidence, openalex_author_id, openalex_confidence, orcid,
+                institution_ids, raw_affiliations) in enumerate(paper_rows):
+            s2_ok = (s2_confidence or 0) >= MIN_ALIGNMENT_CONFIDENCE
+            oa_ok = (openalex_confidence or 0) >= MIN_ALIGNMENT_CONFIDENCE
+            confidences = [c for c, ok in ((s2_confidence, s2_ok), (openalex_confidence, oa_ok)) if ok]
             m = Mention(
-                mention_id=mention_id(arxiv_id, r["position"]),
+                mention_id=mention_id(arxiv_id, position),
                 paper_id=arxiv_id,
-                position=r["position"],
-                first=r["forenames"],
-                last=r["keyname"],
-                suffix=r["suffix"],
-                affiliations=list(r["affiliations"] or []) or list(r["raw_affiliations"] or []),
-                s2_author_id=r["s2_author_id"] if s2_ok else None,
-                openalex_author_id=r["openalex_author_id"] if oa_ok else None,
-                orcid=normalize_orcid(r["orcid"]) if oa_ok else None,
-                institution_ids=list(r["institution_ids"] or []) if oa_ok else [],
+                position=position,
+                first=forenames,
+                last=keyname,
+                suffix=suffix,
+                affiliations=list(affiliations or []) or list(raw_affiliations or []),
+                s2_author_id=s2_author_id if s2_ok else None,
+                openalex_author_id=openalex_author_id if oa_ok else None,
+                orcid=normalize_orcid(orcid) if oa_ok else None,
+                institution_ids=list(institution_ids or []) if oa_ok else [],
                 coauthor_keys=[] if big else [x for j, x in enumerate(keys) if j != k],
-                categories=list(r["categories"] or []),
-                text=f"{r['title']}\n{r['abstract'] or ''}",
-                year=r["published"].year if r["published"] else None,
-                published=r["published"],
-                venue=r["journal_ref"],
-                n_authors=len(rows),
+                categories=list(categories or []),
+                text=f"{title}\n{abstract or ''}",
+                year=published.year if published else None,
+                published=published,
+                venue=journal_ref,
+                n_authors=len(paper_rows),
                 alignment_confidence=min(confidences) if confidences else None,
             )
             mentions.append(m)
-            digest.update(
-                json.dumps(
-                    [m.position, m.first, m.last, m.suffix, m.affiliations, m.s2_author_id, m.openalex_author_id,
-                     m.orcid, m.institution_ids, m.categories],
-                    default=str,
-                ).encode()
-            )
+            digest.update(_EVIDENCE_JSON(
+                [m.position, m.first, m.last, m.suffix, m.affiliations, m.s2_author_id, m.openalex_author_id,
+                 m.orcid, m.institution_ids, m.categories]).encode())
         evidence_hash[arxiv_id] = digest.hexdigest()
     return mentions, evidence_hash
 

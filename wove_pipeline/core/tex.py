@@ -167,17 +167,31 @@ def _plain(segment: str) -> str:
     return segment
 
 
+# Spans already converted: the same few ($\sim$, \emph{...}, $N$, accents in names) recur
+# across a day's titles and abstracts. Each span converts on its own (that is what makes
+# the one-call split below valid), so a cached conversion is the conversion.
+_SPAN_CACHE: dict[str, str] = {}
+_SPAN_CACHE_MAX = 200_000
+
+
 def _convert_spans(s: str) -> str:
-    """Convert only the TeX spans, all in one pylatexenc call (its cost is per character
-    and per call; most of an abstract is plain prose). Falls back to converting the whole
-    string whenever the split is not clean."""
+    """Convert only the TeX spans, the new ones in one pylatexenc call (its cost is per
+    character and per call; most of an abstract is plain prose). Falls back to converting
+    the whole string whenever the split is not clean."""
     spans = list(_TEX_SPAN.finditer(s))
     plains = [s[a.end() if a else 0 : b.start() if b else len(s)] for a, b in zip([None] + spans, spans + [None])]
     if any(re.search(r"[\\${}]", p) for p in plains) or _SEP in s:
         return _convert(s)
-    converted = _convert(_SEP.join(m.group(0) for m in spans)).split(_SEP) if spans else []
-    if len(converted) != len(spans):
-        return _convert(s)
+    texts = [m.group(0) for m in spans]
+    misses = list(dict.fromkeys(t for t in texts if t not in _SPAN_CACHE))
+    if misses:
+        done = _convert(_SEP.join(misses)).split(_SEP)
+        if len(done) != len(misses):
+            return _convert(s)
+        if len(_SPAN_CACHE) > _SPAN_CACHE_MAX:
+            _SPAN_CACHE.clear()
+        _SPAN_CACHE.update(zip(misses, done))
+    converted = [_SPAN_CACHE[t] for t in texts]
     out = [_plain(plains[0])]
     for text, plain in zip(converted, plains[1:]):
         out.append(text)

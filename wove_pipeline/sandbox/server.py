@@ -16,6 +16,7 @@ sees the same fault sequence on every run. ``fail_first=N`` makes the first N re
 from __future__ import annotations
 
 import datetime as dt
+import multiprocessing
 import random
 import socket
 import threading
@@ -194,6 +195,41 @@ class SandboxServer:
             if path == p or path.startswith(p + "/") or path.startswith(p + "?"):
                 return endpoint, path[len(p):] or "/"
         return None, path
+
+
+class ForkedSandbox:
+    """A SandboxServer serving from a forked child process, for benchmarks: the upstreams'
+    work (world lookups, JSON encoding) then runs beside the pipeline instead of under the
+    pipeline's GIL, as a remote upstream would. Only the URLs cross the process boundary;
+    request counters and faults stay in the child, so tests that read or switch them use
+    SandboxServer itself. Configure the endpoints before forking."""
+
+    def __init__(self, server: SandboxServer):
+        if server._httpd is not None:
+            raise RuntimeError("fork a SandboxServer before starting it")
+        self.host = server.host
+        self.today = server.today
+        self.prefixes = {name: e.prefix for name, e in server.endpoints.items()}
+        ctx = multiprocessing.get_context("fork")
+        ours, theirs = ctx.Pipe()
+        self._process = ctx.Process(target=_serve_forked, args=(server, theirs), name="sandbox", daemon=True)
+        self._process.start()
+        self.port: int = ours.recv()
+        self.pid: int = self._process.pid
+
+    def url_for(self, name: str) -> str:
+        return f"http://{self.host}:{self.port}{self.prefixes[name]}"
+
+    def stop(self) -> None:
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process.join(timeout=10)
+
+
+def _serve_forked(server: SandboxServer, conn) -> None:
+    server.start()
+    conn.send(server.port)
+    threading.Event().wait()  # until the parent terminates us
 
 
 class _Handler(BaseHTTPRequestHandler):

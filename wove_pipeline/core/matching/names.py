@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from unidecode import unidecode
 
@@ -115,43 +115,43 @@ def _expand_caps(raw: str) -> str:
 
 @dataclass(frozen=True)
 class Name:
-    """A normalized author name."""
+    """A normalized author name (immutable; derived keys are computed once per instance)."""
 
     given: tuple[tuple[str, ...], ...]  # given-name groups, tokens normalized
     last: str  # normalized surname incl. particles, e.g. "van der berg"
     suffix: str | None = None
 
-    @property
+    @cached_property
     def given_tokens(self) -> tuple[str, ...]:
         return tuple(t for g in self.given for t in g)
 
-    @property
+    @cached_property
     def first_initial(self) -> str:
         toks = self.given_tokens
         return toks[0][0] if toks else ""
 
-    @property
+    @cached_property
     def last_key(self) -> str:
         return surname_key(self.last)
 
-    @property
+    @cached_property
     def first(self) -> str:
         """The first given name, hyphen-joined ("jean-pierre" -> "jeanpierre")."""
         return "".join(self.given[0]) if self.given else ""
 
-    @property
+    @cached_property
     def first_is_initial(self) -> bool:
         return bool(self.given) and all(len(t) == 1 for t in self.given[0])
 
-    @property
+    @cached_property
     def middle_initials(self) -> str:
         return "".join(g[0][0] for g in self.given[1:])
 
-    @property
+    @cached_property
     def initials(self) -> str:
         return "".join(t[0] for t in self.given_tokens)
 
-    @property
+    @cached_property
     def full_given(self) -> str:
         """All given tokens joined without spaces: the CJK-insensitive given-name key."""
         return "".join(self.given_tokens)
@@ -161,12 +161,12 @@ class Name:
         g = " ".join("-".join(grp) for grp in self.given)
         return f"{g} {self.last}".strip()
 
-    @property
+    @cached_property
     def key(self) -> str:
         """Exact normalized full-name key (used by the exact-name baseline and 'same name')."""
         return f"{self.full_given} {self.last_key}".strip()
 
-    @property
+    @cached_property
     def block(self) -> str:
         return block_key(self)
 
