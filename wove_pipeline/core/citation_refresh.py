@@ -84,7 +84,7 @@ def refresh_s2(database_url: str, client: SemanticScholarClient, store: RawStore
         authors = _least_recent(conn, en.S2, "author", "wove.s2_authors", "author_id",
                                 author_calls * client.author_batch_size)
         summary.oldest_checked_before = _oldest(conn, en.S2)
-    fetched: list[tuple[str, str, bytes]] = []
+    fetched: list[en.Fetch] = []
     calls0, retries0 = client.http.requests_sent, client.http.retries
     paper_calls_used = None  # set once the paper phase is done
     try:
@@ -122,7 +122,7 @@ def refresh_openalex(database_url: str, client: OpenAlexClient, store: RawStore,
                                 author_calls * client.or_values)
         summary.oldest_checked_before = _oldest(conn, en.OPENALEX)
         en._openalex_prepare(conn, client)
-    fetched: list[tuple[str, str, bytes]] = []
+    fetched: list[en.Fetch] = []
     calls0, retries0, list0 = client.http.requests_sent, client.http.retries, client.budget.list_calls
     work_lists = None  # set once the works phase is done
     try:

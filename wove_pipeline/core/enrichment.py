@@ -103,6 +103,9 @@ class RawResponse:
     fetched_at: dt.datetime
     body: bytes
     path: str
+    # (records, records set aside) as derive parses the body, when the fetch that got it
+    # parsed it already (validating it); None for responses read back from raw files
+    parsed: tuple[list, list] | None = field(default=None, compare=False, repr=False)
 
 
 def partition_label(days: Sequence[dt.date]) -> str:
@@ -136,10 +139,15 @@ def iter_raw(store: RawStore, paths: Iterable[str]) -> Iterator[RawResponse]:
         yield from _read_file(store, path)
 
 
-def _write_raw(store: RawStore, source: str, label: str, fetched: list[tuple[str, str, bytes]]) -> str | None:
+# One fetched response: (kind, request description, body, (records, records set aside)).
+Fetch = tuple[str, str, bytes, tuple[list, list]]
+
+
+def _write_raw(store: RawStore, source: str, label: str, fetched: list[Fetch], now: dt.datetime) -> str | None:
     if not fetched:
         return None
-    return store.write(source, label, [(kind, seq, request, body) for seq, (kind, request, body) in enumerate(fetched)])
+    return store.write(source, label, [(kind, seq, request, body) for seq, (kind, request, body, _) in enumerate(fetched)],
+                       now=now)
 
 
 # ----------------------------------------------------------------------------------------
@@ -279,18 +287,36 @@ def _asked_day(resp: RawResponse) -> dt.date:
     return dt.date.fromisoformat(day) if day else resp.fetched_at.date()
 
 
+_PAGE_PARSERS = {"works_filter": parse_works_page, "authors_filter": parse_authors_page,
+                 "institutions_filter": parse_institutions_page}
+_ONE_PARSERS = {"work_singleton": parse_work, "author_singleton": parse_author,
+                "institution_singleton": parse_institution}
+
+
+def _parse_body(kind: str, body: bytes, ids: list[str]) -> tuple[list, list[BadRecord]]:
+    """The records of one raw body, as the clients' validation parsed them when it was
+    fetched, and the records set aside."""
+    bad: list[BadRecord] = []
+    payload = orjson.loads(body)
+    if kind == "paper_batch":
+        return parse_paper_batch(payload, expected_len=len(ids), bad=bad), bad
+    if kind == "author_batch":
+        return parse_author_batch(payload, expected_len=len(ids), bad=bad), bad
+    if kind in _PAGE_PARSERS:
+        return _PAGE_PARSERS[kind](payload, bad=bad)[0], bad
+    return ([_ONE_PARSERS[kind](payload)] if kind in _ONE_PARSERS else []), bad
+
+
 def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Derived:
     """Fold responses (oldest first) into rows: for each key the newest record wins; a
     `null` never erases a record found earlier."""
     out = out or Derived()
     for resp in responses:
         at, kind = resp.fetched_at, resp.kind
-        payload = orjson.loads(resp.body)
         ids: list[str] = resp.request.get("ids", [])
         attempt_source = ATTEMPT_SOURCES.get(resp.source)
-        bad: list[BadRecord] = []
+        records, bad = resp.parsed if resp.parsed is not None else _parse_body(kind, resp.body, ids)
         if kind == "paper_batch":
-            records = parse_paper_batch(payload, expected_len=len(ids), bad=bad)
             out.set_aside(resp, bad, ids)
             for arxiv_id, rec in zip(ids, records):
                 if attempt_source:
@@ -303,7 +329,6 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                     out.snapshots[(S2, "paper", arxiv_id, at.date())] = (
                         rec.citation_count, rec.influential_citation_count, None, None, None)
         elif kind == "author_batch":
-            records = parse_author_batch(payload, expected_len=len(ids), bad=bad)
             out.set_aside(resp, bad, ids)
             for author_id, rec in zip(ids, records):
                 out.check(S2, "author", author_id, at, rec is not None)
@@ -312,12 +337,8 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                     out.snapshots[(S2, "author", rec.author_id, at.date())] = (
                         rec.citation_count, None, rec.paper_count, rec.h_index, None)
         elif kind in ("works_filter", "work_singleton"):
-            if kind == "works_filter":
-                records = parse_works_page(payload, bad=bad)[0]
-                out.set_aside(resp, bad)
-                first_page = resp.request.get("params", {}).get("cursor") == "*"
-            else:
-                records, first_page = [parse_work(payload)], False
+            out.set_aside(resp, bad)
+            first_page = kind == "works_filter" and resp.request.get("params", {}).get("cursor") == "*"
             wanted = set(ids)
             hits = {}
             for rec in records:
@@ -336,7 +357,6 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                 out.oa_works[arxiv_id] = _oa_work_row(arxiv_id, rec, complete, at)
                 out.snapshots[(OPENALEX, "paper", arxiv_id, at.date())] = (rec.cited_by_count, None, None, None, None)
         elif kind in ("authors_filter", "author_singleton"):
-            records = parse_authors_page(payload, bad=bad)[0] if kind == "authors_filter" else [parse_author(payload)]
             out.set_aside(resp, bad)
             returned = {r.author_id for r in records}
             for rec in records:
@@ -352,8 +372,6 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                     if author_id not in returned:
                         out.check(OPENALEX, "author", author_id, at, False)
         elif kind in ("institutions_filter", "institution_singleton"):
-            records = (parse_institutions_page(payload, bad=bad)[0] if kind == "institutions_filter"
-                       else [parse_institution(payload)])
             out.set_aside(resp, bad)
             for rec in records:
                 out.institutions[rec.institution_id] = _institution_row(rec, at)
@@ -562,20 +580,27 @@ class FetchSummary:
         return self.found / self.asked if self.asked else 1.0
 
 
-def _collect(batches: Iterator, fetched: list[tuple[str, str, bytes]]) -> None:
+def _collect(batches: Iterator, fetched: list[Fetch]) -> None:
     for b in batches:
-        fetched.append((b.kind, b.request, b.body))
+        fetched.append((b.kind, b.request, b.body, (b.records, b.bad)))
 
 
 def _finish(database_url: str, store: RawStore, source: str, label: str,
-            fetched: list[tuple[str, str, bytes]], lock: str) -> tuple[str | None, Derived]:
-    """Keep what was fetched (even when the fetch failed half-way) and derive from it."""
-    path = _write_raw(store, source, label, fetched)
+            fetched: list[Fetch], lock: str) -> tuple[str | None, Derived]:
+    """Keep what was fetched (even when the fetch failed half-way) and derive from it: from
+    the responses as written, with the records their validation parsed (a rebuild from the
+    file parses the same bodies into the same records; parsing twice was most of a fetch)."""
+    now = dt.datetime.now(dt.timezone.utc)
+    path = _write_raw(store, source, label, fetched, now)
     if path is None:
         return None, Derived()
+    responses = [RawResponse(source, label, kind, seq, orjson.loads(request), now, body, path, parsed)
+                 for seq, (kind, request, body, parsed) in enumerate(fetched)]
     with db.transaction(database_url) as conn:
         db.advisory_lock(conn, lock)
-        return path, apply_raw_files(conn, store, [path])
+        derived = derive(responses)
+        write_derived(conn, derived)
+        return path, derived
 
 
 def fetch_s2_papers(database_url: str, client: SemanticScholarClient, store: RawStore, days: Sequence[dt.date],
@@ -585,7 +610,7 @@ def fetch_s2_papers(database_url: str, client: SemanticScholarClient, store: Raw
         cand = select_candidates(conn, S2, days, settings, client.paper_batch_size)
     summary = FetchSummary(S2, days, asked=len(cand.ids), asked_own=len(cand.own),
                            asked_lookback=len(cand.due) + len(cand.filler))
-    fetched: list[tuple[str, str, bytes]] = []
+    fetched: list[Fetch] = []
     calls0, retries0 = client.http.requests_sent, client.http.retries
     try:
         _collect(client.paper_batches(cand.ids, asked_on=days[-1].isoformat()), fetched)
@@ -618,7 +643,7 @@ def fetch_openalex_works(database_url: str, client: OpenAlexClient, store: RawSt
         cand = select_candidates(conn, OPENALEX, days, settings, client.or_values)
         _openalex_prepare(conn, client)
     summary = FetchSummary(OPENALEX, days, asked_own=len(cand.own), asked_lookback=len(cand.due) + len(cand.filler))
-    fetched: list[tuple[str, str, bytes]] = []
+    fetched: list[Fetch] = []
     calls0, retries0, list0 = client.http.requests_sent, client.http.retries, client.budget.list_calls
     try:
         _collect(client.works_by_arxiv_ids(cand.ids, asked_on=days[-1].isoformat()), fetched)
@@ -635,7 +660,7 @@ def fetch_openalex_works(database_url: str, client: OpenAlexClient, store: RawSt
     summary.not_asked = len(cand.ids) - summary.asked
     summary.found = len(derived.oa_works)
     summary.still_pending = summary.asked - summary.found
-    summary.extra["truncated_refetched"] = sum(1 for k, _r, _b in fetched if k == "work_singleton")
+    summary.extra["truncated_refetched"] = sum(1 for kind, *_ in fetched if kind == "work_singleton")
     return summary
 
 
@@ -656,7 +681,7 @@ def fetch_s2_authors(database_url: str, client: SemanticScholarClient, store: Ra
             " AND NOT EXISTS (SELECT 1 FROM wove.s2_authors x WHERE x.author_id = a->>'author_id')"
             " ORDER BY 1", (start, end))]
     summary = FetchSummary(S2, days, asked=len(ids))
-    fetched: list[tuple[str, str, bytes]] = []
+    fetched: list[Fetch] = []
     calls0, retries0 = client.http.requests_sent, client.http.retries
     try:
         _collect(client.author_batches(ids, asked_on=days[-1].isoformat()), fetched)
@@ -678,7 +703,7 @@ def _fetch_openalex_entities(database_url: str, client: OpenAlexClient, store: R
         ids = [r[0] for r in conn.execute(ids_sql, params)]
         _openalex_prepare(conn, client)
     summary = FetchSummary(OPENALEX, days, asked=len(ids))
-    fetched: list[tuple[str, str, bytes]] = []
+    fetched: list[Fetch] = []
     calls0, retries0, list0 = client.http.requests_sent, client.http.retries, client.budget.list_calls
     try:
         _collect(getattr(client, method)(ids, asked_on=days[-1].isoformat()), fetched)

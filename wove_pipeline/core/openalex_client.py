@@ -126,6 +126,7 @@ class Fetched:
     request: str  # JSON description without secrets (kept in the raw layer)
     body: bytes
     records: list = field(default_factory=list)
+    bad: list = field(default_factory=list)  # records of the body set aside (quarantined when derived)
 
 
 def arxiv_doi(arxiv_id: str) -> str:
@@ -145,12 +146,14 @@ def describe(path: str, params: dict[str, Any], ids: Sequence[str], **extra: obj
 
 def _validator(parse: Callable[..., Any], *, lenient: bool = False) -> Callable[[httpx.Response], Any]:
     """Parse a body, turning truncated or malformed ones into a retry. `lenient` (list pages)
-    sets unparseable records aside: they are quarantined when tables are derived."""
+    sets unparseable records aside: they are quarantined when tables are derived. Returns
+    (what parse returned, the records set aside)."""
 
-    def validate(response: httpx.Response) -> Any:
+    def validate(response: httpx.Response) -> tuple[Any, list]:
+        bad: list = []
         try:
             payload = orjson.loads(response.content)
-            return parse(payload, bad=[]) if lenient else parse(payload)
+            return (parse(payload, bad=bad) if lenient else parse(payload)), bad
         except (ValueError, OpenAlexParseError) as exc:  # truncated or malformed body
             raise InvalidBody(str(exc)) from None
 
@@ -182,23 +185,23 @@ class OpenAlexClient(UpstreamClient):
     def _params(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "api_key": self.api_key} if self.api_key else dict(params)
 
-    def _list_call(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any]:
+    def _list_call(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any, list]:
         self.budget.before_list_call()
         sent_before = self.http.requests_sent
         try:
-            response, parsed = self.http.request(
+            response, (parsed, bad) = self.http.request(
                 "GET", path, params=self._params(params), validate=_validator(parse, lenient=True)
             )
         finally:
             # Our own count: every request sent, retries included (conservative).
             self.budget.list_calls += self.http.requests_sent - sent_before
         self.budget.observe(response.headers)
-        return response, parsed
+        return response, parsed, bad
 
     def _singleton(self, path: str, parse) -> tuple[httpx.Response, Any] | None:
         sent_before = self.http.requests_sent
         try:
-            response, parsed = self.http.request("GET", path, params=self._params({}), validate=_validator(parse))
+            response, (parsed, _) = self.http.request("GET", path, params=self._params({}), validate=_validator(parse))
         except UpstreamError as exc:
             if exc.status == 404:
                 return None
@@ -213,8 +216,8 @@ class OpenAlexClient(UpstreamClient):
         params: dict[str, Any] = {"filter": f"{field_name}:{'|'.join(values)}", "per_page": PER_PAGE, "cursor": "*"}
         seen = 0
         while True:
-            response, (records, next_cursor, count) = self._list_call(path, params, parse_page)
-            yield Fetched(kind, ids, describe(path, params, ids, **extra), response.content, records)
+            response, (records, next_cursor, count), bad = self._list_call(path, params, parse_page)
+            yield Fetched(kind, ids, describe(path, params, ids, **extra), response.content, records, bad)
             seen += len(records)
             # Stop on the count: with <= 50 values and per_page 100 that is one call, where
             # "until next_cursor is null" would always cost a second, empty one.

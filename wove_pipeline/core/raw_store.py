@@ -41,9 +41,11 @@ class RawStore:
     def _dir(self, source: str, partition: str) -> str:
         return f"{self.root}/{source}/{partition}"
 
-    def write(self, source: str, partition: str, responses: Sequence[tuple[str, int, str, bytes]]) -> str:
-        """Write one fetch: responses as (kind, seq, request, body). Returns the file path."""
-        now = dt.datetime.now(dt.timezone.utc)
+    def write(self, source: str, partition: str, responses: Sequence[tuple[str, int, str, bytes]],
+              now: dt.datetime | None = None) -> str:
+        """Write one fetch: responses as (kind, seq, request, body), fetched at `now` (default:
+        the current time). Returns the file path."""
+        now = now or dt.datetime.now(dt.timezone.utc)
         table = pa.table(
             {
                 "source": [source] * len(responses),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 import orjson
@@ -41,6 +41,7 @@ class FetchedBatch:
     request: str  # JSON description of the request, without secrets (kept in the raw layer)
     body: bytes
     records: list  # parsed, aligned with ids (None = unknown to S2 for now)
+    bad: list = field(default_factory=list)  # records of the body set aside (quarantined when derived)
 
 
 def batch_request(kind: str, path: str, fields: str, ids: Sequence[str], **extra: object) -> str:
@@ -78,19 +79,20 @@ class SemanticScholarClient(UpstreamClient):
 
     def _batch(self, kind: str, path: str, fields: str, ids: list[str], wire_ids: list[str], parse,
                extra: dict) -> FetchedBatch:
-        def validate(response: httpx.Response) -> list:
+        def validate(response: httpx.Response) -> tuple[list, list]:
+            bad: list = []
             try:
                 payload = orjson.loads(response.content)
                 # A record that does not parse is no transport fault: it is set aside here and
                 # quarantined when the tables are derived from the raw response.
-                return parse(payload, expected_len=len(wire_ids), bad=[])
+                return parse(payload, expected_len=len(wire_ids), bad=bad), bad
             except (ValueError, S2ParseError) as exc:  # truncated, malformed or misaligned
                 raise InvalidBody(str(exc)) from None
 
-        response, records = self.http.request(
+        response, (records, bad) = self.http.request(
             "POST", path, params={"fields": fields}, json={"ids": wire_ids}, validate=validate
         )
-        return FetchedBatch(kind, ids, batch_request(kind, path, fields, ids, **extra), response.content, records)
+        return FetchedBatch(kind, ids, batch_request(kind, path, fields, ids, **extra), response.content, records, bad)
 
     def paper_batches(self, arxiv_ids: Sequence[str], **extra: object) -> Iterator[FetchedBatch]:
         """S2 records for arXiv ids (without version), 500 per call, aligned with the ids."""
