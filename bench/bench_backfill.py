@@ -91,7 +91,8 @@ def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = 
     setup, run_config = _openalex_budget(openalex_budget_usd)
     with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-backfill-",
                   sandbox_setup=setup) as be:
-        del world  # the (forked) sandbox holds what it serves
+        del world  # the forked sandbox holds it; here every full garbage collection would walk it
+        gc.collect()
         w0 = time.perf_counter()
         for first, last in chunks(START, START + dt.timedelta(days=days - 1), MAX_PARTITIONS_PER_RUN):
             st = run_job(real, "bench_daily", be.instance, first, last, run_config)

@@ -81,7 +81,8 @@ def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None, san
              sandbox_fork: bool = False) -> Environment:
     urls, embedded = resolve_database_urls()
     migrate(urls.serving)
-    env = Environment(urls=urls, embedded=embedded, world=world)
+    # a forked sandbox holds the world in its own process: this one can let go of it
+    env = Environment(urls=urls, embedded=embedded, world=None if sandbox_fork else world)
     exported = {
         "WOVE_DATABASE_URL": urls.serving,
         "DAGSTER_PG_URL": urls.dagster,

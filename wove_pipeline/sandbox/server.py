@@ -16,8 +16,9 @@ sees the same fault sequence on every run. ``fail_first=N`` makes the first N re
 from __future__ import annotations
 
 import datetime as dt
-import multiprocessing
+import os
 import random
+import signal
 import socket
 import threading
 import time
@@ -200,9 +201,10 @@ class SandboxServer:
 class ForkedSandbox:
     """A SandboxServer serving from a forked child process, for benchmarks: the upstreams'
     work (world lookups, JSON encoding) then runs beside the pipeline instead of under the
-    pipeline's GIL, as a remote upstream would. Only the URLs cross the process boundary;
-    request counters and faults stay in the child, so tests that read or switch them use
-    SandboxServer itself. Configure the endpoints before forking."""
+    pipeline's GIL, and the pipeline's process no longer holds the world (whose millions of
+    objects every full garbage collection would walk), as with a remote upstream. Only the
+    URLs cross the process boundary; request counters and faults stay in the child, so
+    tests that read or switch them use SandboxServer itself. Configure before forking."""
 
     def __init__(self, server: SandboxServer):
         if server._httpd is not None:
@@ -210,26 +212,35 @@ class ForkedSandbox:
         self.host = server.host
         self.today = server.today
         self.prefixes = {name: e.prefix for name, e in server.endpoints.items()}
-        ctx = multiprocessing.get_context("fork")
-        ours, theirs = ctx.Pipe()
-        self._process = ctx.Process(target=_serve_forked, args=(server, theirs), name="sandbox", daemon=True)
-        self._process.start()
-        self.port: int = ours.recv()
-        self.pid: int = self._process.pid
+        read_end, write_end = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: serve until terminated
+            try:
+                os.close(read_end)
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # for sigwait (and the threads)
+                server.start()
+                os.write(write_end, str(server.port).encode())
+                os.close(write_end)  # the parent reads to the end
+                signal.sigwait({signal.SIGTERM})
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as f:
+            self.port = int(f.read() or 0)
+        if not self.port:
+            raise RuntimeError("the forked sandbox did not start")
 
     def url_for(self, name: str) -> str:
         return f"http://{self.host}:{self.port}{self.prefixes[name]}"
 
     def stop(self) -> None:
-        if self._process.is_alive():
-            self._process.terminate()
-        self._process.join(timeout=10)
-
-
-def _serve_forked(server: SandboxServer, conn) -> None:
-    server.start()
-    conn.send(server.port)
-    threading.Event().wait()  # until the parent terminates us
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.pid = 0
 
 
 class _Handler(BaseHTTPRequestHandler):
