@@ -182,8 +182,8 @@ def report(write: bool = True) -> str:
                     f"partitions + 1 publish: **{total / 60:.1f} min** wall (daily runs {year['daily_wall'] / 60:.1f} min, "
                     f"publish {year['publish']['wall'] / 60:.1f} min; bar: at most 60 min) -> **{verdict}**. "
                     f"{year['authorships']:,} authorships, {year['researchers']:,} researchers. World generation "
-                    f"({year['generate_s']:.0f} s) not counted. Peak RSS of the bench process (world + sandbox "
-                    f"server + pipeline): {year['peak_rss_gib']:.1f} GiB. Load average at start {year['load_start']}, "
+                    f"({year['generate_s']:.0f} s) not counted. Peak RSS of the bench process (the world it "
+                    f"generated, then the pipeline; the sandbox serves from a forked child): {year['peak_rss_gib']:.1f} GiB. Load average at start {year['load_start']}, "
                     f"at end {year['load_end']}.")
         else:
             papers = year["runs"][-1]["papers_after"] if year.get("runs") else 0
