@@ -113,6 +113,40 @@ def test_parallel_workers_give_the_same_partition():
     assert all(b.links[m].cluster == c for m, c in b.clusters.items())
 
 
+def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch):
+    """assign_incremental spread over forked workers makes the same decisions with the same
+    evidence as in one process; only new clusters' labels are numbered differently."""
+    import multiprocessing
+
+    from wove_pipeline.core.matching import MatchConfig, cluster
+    from wove_pipeline.core.matching.evaluate import b3
+    from wove_pipeline.core.matching.sandbox_eval import world_mentions
+    from wove_pipeline.sandbox.generator import generate_world
+
+    ms, _ = world_mentions(generate_world(seed=3, papers_per_day=40, days=3))
+    last_day = max(m.sort_date[0] for m in ms)
+    old = [m for m in ms if m.sort_date[0] < last_day]
+    new = [m for m in ms if m.sort_date[0] == last_day]
+    assert len(new) > 50 and len(old) > 100
+    base = match_all(old)
+    one = assign_incremental(old, base.clusters, new, config=MatchConfig(batch_size=100))
+
+    forks = []
+    real_get_context = multiprocessing.get_context
+    monkeypatch.setattr(multiprocessing, "get_context", lambda m=None: forks.append(m) or real_get_context(m))
+    monkeypatch.setattr(cluster, "PARALLEL_ASSIGN_MIN_NEW", 0)
+    two = assign_incremental(old, base.clusters, new, config=MatchConfig(workers=2, batch_size=100))
+    assert forks == ["fork"]
+
+    assert b3(one.clusters, two.clusters).f1 == 1.0
+    assert {m: two.clusters[m] for m in base.clusters} == base.clusters  # existing mentions never move
+    for m in new:
+        a, b = one.links[m.mention_id], two.links[m.mention_id]
+        assert (a.outcome, a.score, a.partner, a.evidence) == (b.outcome, b.score, b.partner, b.evidence)
+        assert b.cluster == two.clusters[m.mention_id]
+    assert one.stats == two.stats
+
+
 def test_big_blocks_are_sub_blocked():
     from wove_pipeline.core.matching import MatchConfig
 

@@ -54,7 +54,7 @@ class MatchConfig:
     max_block: int = 2000  # blocks above this are sub-blocked
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 8_000_000  # max rows*cols scored at once in assignment
-    workers: int = 1  # processes for match_all (blocks are independent)
+    workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)
 
 
 @dataclass
@@ -451,6 +451,78 @@ def _run_parallel(run: "_Run", tasks: list[list[np.ndarray]], workers: int) -> N
         run.links[m.mention_id].cluster = int(run.labels[i])
 
 
+@dataclass
+class _AssignCall:
+    """One Run.assign call of assign_incremental: labelled mentions, new ones newest first,
+    and the blocks whose names it scores (several when small blocks are packed)."""
+
+    old: np.ndarray
+    new: np.ndarray
+    blocks: list[np.ndarray]
+    packed: bool
+
+    def names(self, data: MatchData) -> BlockNames:
+        if self.packed:
+            return combine_block_names([block_names(data, idx) for idx in self.blocks])
+        return block_names(data, self.blocks[0])
+
+
+# Below this many new mentions forking workers costs more than it saves.
+PARALLEL_ASSIGN_MIN_NEW = 2_000
+_FORK_CALLS: list[_AssignCall] = []
+
+
+def _run_assign_calls(run: "_Run", calls: list[_AssignCall], n_new: int) -> None:
+    """Run the calls in this process, or spread over cfg.workers forked processes. Calls
+    touch disjoint blocks, so each decides alone what it would in sequence; only the
+    numbering of new clusters differs, and researcher ids do not depend on it (identity
+    numbers new clusters by their smallest mention id)."""
+    workers = max(1, int(run.cfg.workers))
+    if workers == 1 or len(calls) < 2 or n_new < PARALLEL_ASSIGN_MIN_NEW:
+        for c in calls:
+            run.assign(c.old, c.new, c.names(run.data))
+        return
+    import multiprocessing as mp
+
+    global _FORK_RUN, _FORK_CALLS
+    cost = [len(c.new) * (len(c.old) + len(c.new)) for c in calls]
+    shares: list[list[int]] = [[] for _ in range(workers * 4)]
+    load = [0] * len(shares)
+    for i in sorted(range(len(calls)), key=lambda i: -cost[i]):
+        k = load.index(min(load))
+        shares[k].append(i)
+        load[k] += cost[i]
+    _FORK_RUN, _FORK_CALLS = run, calls
+    try:
+        with mp.get_context("fork").Pool(workers) as pool:
+            results = pool.map(_assign_worker, [s for s in shares if s], chunksize=1)
+    finally:
+        _FORK_RUN, _FORK_CALLS = None, []
+    first = base = run.next_label
+    for idx, labs, links, stats, n_labels in results:
+        run.labels[idx] = np.where(labs >= first, labs - first + base, labs)  # the worker's new clusters
+        base += n_labels
+        for mid, oc, sc, partner, ev in links:
+            run.links[mid] = Link(mid, -1, oc, sc, partner, ev)  # cluster set by the caller
+        for k, v in stats.items():
+            run.stats[k] += v
+    run.next_label = base
+
+
+def _assign_worker(call_ids: list[int]):
+    run = _FORK_RUN
+    assert run is not None
+    first = run.next_label
+    run.links = {}
+    run.stats.clear()
+    for c in call_ids:
+        call = _FORK_CALLS[c]
+        run.assign(call.old, call.new, call.names(run.data))
+    idx = np.concatenate([_FORK_CALLS[c].new for c in call_ids])
+    links = [(mid, l.outcome, l.score, l.partner, l.evidence) for mid, l in run.links.items()]
+    return idx, run.labels[idx], links, dict(run.stats), run.next_label - first
+
+
 # --------------------------------------------------------------------------- public API
 
 
@@ -506,13 +578,14 @@ def assign_incremental(
     # Small blocks are packed into one scoring call of about batch_size mentions (as in
     # match_all): pairs across blocks have incompatible names, hence cannot-links, so a
     # pack decides exactly what its blocks would alone, at a fraction of the per-call cost.
+    calls: list[_AssignCall] = []
     pack: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     size = 0
 
     def flush() -> None:
         if pack:
-            bn = combine_block_names([block_names(data, idx) for _, _, idx in pack])
-            run.assign(np.concatenate([o for o, _, _ in pack]), np.concatenate([nw for _, nw, _ in pack]), bn)
+            calls.append(_AssignCall(np.concatenate([o for o, _, _ in pack]), np.concatenate([nw for _, nw, _ in pack]),
+                                     [idx for _, _, idx in pack], packed=True))
             pack.clear()
 
     for idx in _group_blocks(data):
@@ -523,7 +596,7 @@ def assign_incremental(
         keys = [data.mentions[i].sort_date for i in nw]
         order = sorted(range(len(nw)), key=keys.__getitem__, reverse=True)
         if len(idx) > cfg.batch_size // 2:
-            run.assign(o, nw[order], block_names(data, idx))
+            calls.append(_AssignCall(o, nw[order], [idx], packed=False))
             continue
         if size + len(idx) > cfg.batch_size:
             flush()
@@ -531,6 +604,7 @@ def assign_incremental(
         pack.append((o, nw[order], idx))
         size += len(idx)
     flush()
+    _run_assign_calls(run, calls, len(new_mentions))
     for m, l in zip(new_mentions, run.labels[n_old:]):
         clusters[m.mention_id] = int(l)
     links.update({mid: run.links[mid] for mid in (m.mention_id for m in new_mentions)})
