@@ -72,7 +72,8 @@ def _save(fig: dict) -> None:
     (OUT / f"{fig['target']}.json").write_text(json.dumps(fig, indent=1, default=str))
 
 
-def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = OPENALEX_BUDGET_USD) -> dict:
+def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = OPENALEX_BUDGET_USD,
+             keep: bool = False) -> dict:
     from wove_pipeline.sandbox.generator import generate_world
 
     days = max(1, round(target / per_day))
@@ -94,7 +95,9 @@ def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = 
     _save(fig)
     setup, run_config = _openalex_budget(openalex_budget_usd)
     with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-backfill-",
-                  sandbox_setup=setup) as be:
+                  sandbox_setup=setup, keep=keep) as be:
+        if keep:
+            print(f"[{target}] keeping WOVE_HOME={be.home} (delete it when done)", flush=True)
         del world  # the forked sandbox holds it; here every full garbage collection would walk it
         gc.collect()
         w0 = time.perf_counter()
@@ -321,10 +324,12 @@ def main(argv: list[str] | None = None) -> None:
                     help="the OpenAlex key's daily budget, on the sandbox's side and ours")
     ap.add_argument("--report", action="store_true", help="only rebuild the RESULTS.md section from saved figures")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep each size's WOVE_HOME (embedded PostgreSQL data) under /tmp, e.g. to profile a stage on it")
     args = ap.parse_args(argv)
     if not args.report:
         for n in args.papers or [10_000]:
-            run_size(n, args.per_day, args.seed, args.openalex_budget_usd)
+            run_size(n, args.per_day, args.seed, args.openalex_budget_usd, keep=args.keep)
     print(report(write=not args.no_write))
 
 

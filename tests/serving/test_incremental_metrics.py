@@ -61,6 +61,43 @@ REFERENCE = {
 }
 
 
+# The external record shown per researcher, straight from the links (mentions' authorships,
+# the researcher row's ids; OpenAlex ids through their redirects) and the records held:
+# the one with an h-index, S2 first, most mentions, most works, smallest id.
+EXT_REFERENCE = """
+    WITH links AS (
+        SELECT m.researcher_id, 's2' AS source, a.s2_author_id AS author_id, 1 AS n
+        FROM wove.researcher_mentions m JOIN wove.authorships a USING (arxiv_id, position)
+        WHERE a.s2_author_id IS NOT NULL
+        UNION ALL
+        SELECT m.researcher_id, 'openalex', coalesce(rd.new_author_id, a.openalex_author_id), 1
+        FROM wove.researcher_mentions m JOIN wove.authorships a USING (arxiv_id, position)
+        LEFT JOIN wove.openalex_author_redirects rd ON rd.old_author_id = a.openalex_author_id
+        WHERE a.openalex_author_id IS NOT NULL
+        UNION ALL
+        SELECT r.researcher_id, 's2', x.id, 0 FROM wove.researchers r, unnest(r.s2_author_ids) AS x(id)
+        UNION ALL
+        SELECT r.researcher_id, 'openalex', coalesce(rd.new_author_id, x.id), 0
+        FROM wove.researchers r CROSS JOIN LATERAL unnest(r.openalex_author_ids) AS x(id)
+        LEFT JOIN wove.openalex_author_redirects rd ON rd.old_author_id = x.id
+    ),
+    counted AS (
+        SELECT researcher_id, source, author_id, sum(n) AS mentions FROM links
+        WHERE researcher_id IN (SELECT researcher_id FROM wove.researcher_mentions)
+        GROUP BY 1, 2, 3
+    ),
+    held AS (
+        SELECT c.*, s.h_index, s.citation_count AS citations, s.paper_count AS works, s.as_of
+        FROM counted c JOIN wove.s2_authors s ON c.source = 's2' AND s.author_id = c.author_id
+        UNION ALL
+        SELECT c.*, o.h_index, o.cited_by_count, o.works_count, o.as_of
+        FROM counted c JOIN wove.openalex_authors o ON c.source = 'openalex' AND o.author_id = c.author_id
+    )
+    SELECT DISTINCT ON (researcher_id) researcher_id, source, author_id, h_index, citations, works, as_of
+    FROM held
+    ORDER BY researcher_id, h_index IS NULL, source <> 's2', mentions DESC, works DESC NULLS LAST, author_id"""
+
+
 def _random_updates(conn, rng: random.Random, day: dt.date, next_id: list[int]) -> collections.Counter:
     done = collections.Counter()
     q = lambda text, params=None: conn.execute(text, params).fetchall()  # noqa: E731
@@ -171,6 +208,10 @@ def test_incremental_equals_full_recompute_after_random_days(database_url, small
             for table, query in REFERENCE.items():
                 expected = conn.execute(query, {"max_authors": metrics.MAX_COAUTHOR_AUTHORS}).fetchall()
                 assert incremental[table] == expected, f"{table} differs from the reference after {day}"
+            chosen = conn.execute("SELECT researcher_id, ext_source, ext_author_id, ext_h_index, ext_citations,"
+                                  " ext_works, ext_as_of FROM wove.researcher_metrics"
+                                  " WHERE ext_source IS NOT NULL ORDER BY 1").fetchall()
+            assert chosen and chosen == conn.execute(EXT_REFERENCE).fetchall(), f"external records differ after {day}"
         total = conn.execute("SELECT count(*) FROM wove.researchers").fetchone()[0]
     # incremental runs touch a fraction of the researchers, not all of them
     assert all(0 < r.researchers_recomputed < total for r in runs[1:])
@@ -186,6 +227,7 @@ def test_a_run_with_nothing_changed_recomputes_nothing(database_url, small_world
         with conn.transaction():
             run = metrics.update_metrics(conn)  # default overlap: everything is a candidate, nothing changed
     assert (run.papers_changed, run.researchers_recomputed, run.institutions_recomputed) == (0, 0, 0)
+    assert set(run.phases) == {"detect", "paper_states", "coauthors_institutions", "researchers", "fingerprints"}
 
 
 def test_h_index():
