@@ -536,21 +536,28 @@ def _params(statement: str, site_url: str) -> dict | None:
     return {"site": site_url.rstrip("/")} if "%(site)s" in statement else None
 
 
+def build_tables(conn: psycopg.Connection, schema: str, site_url: str = "") -> None:
+    """Every serving table, function and view, built whole in a fresh `schema` (dropped
+    first if it exists). The full publish builds serving_build so; tests build a second
+    copy to compare an incremental publish with."""
+    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    for statement in _FUNCTIONS:
+        conn.execute(_render(statement, schema))
+    for t in _TABLES:
+        conn.execute(f"CREATE TABLE {schema}.{t.name} AS " + _render(t.select, schema), _params(t.select, site_url))
+        conn.execute(f"ALTER TABLE {schema}.{t.name} ADD PRIMARY KEY ({', '.join(t.pk)})")
+        for statement in t.indexes:
+            conn.execute(_render(statement, schema))
+    for statement in _VIEWS:
+        conn.execute(_render(statement, schema))
+
+
 def _build_full(conn: psycopg.Connection, site_url: str, published_at: dt.datetime, publication_id: int,
                 as_of: Any, metrics_at: Any) -> tuple[dict, list[str]]:
     """Every table in a fresh serving_build, swapped in for serving (the caller's transaction)."""
     s = BUILD_SCHEMA
-    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(s)))
-    conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(s)))
-    for statement in _FUNCTIONS:
-        conn.execute(_render(statement, s))
-    for t in _TABLES:
-        conn.execute(f"CREATE TABLE {s}.{t.name} AS " + _render(t.select, s), _params(t.select, site_url))
-        conn.execute(f"ALTER TABLE {s}.{t.name} ADD PRIMARY KEY ({', '.join(t.pk)})")
-        for statement in t.indexes:
-            conn.execute(_render(statement, s))
-    for statement in _VIEWS:
-        conn.execute(_render(statement, s))
+    build_tables(conn, s, site_url)
     counts = {t.name: db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(_ident(s, t.name)))
               for t in _TABLES}
     conn.execute(sql.SQL(
