@@ -95,6 +95,18 @@ def _serving_only_updates(conn, rng: random.Random, day, next_id: list[int]) -> 
         conn.execute("DELETE FROM wove.researcher_redirects WHERE old_id = %s", (rng.choice(old)[0],))
 
 
+def _merge_two(conn, rng: random.Random) -> None:
+    """Two researchers with co-authors merged: mentions move, the loser goes, redirected."""
+    keep, lose = rng.sample([r for (r,) in conn.execute(
+        "SELECT DISTINCT researcher_id FROM wove.researcher_coauthors ORDER BY 1").fetchall()], 2)
+    conn.execute("DELETE FROM wove.researcher_mentions m WHERE researcher_id = %s AND EXISTS"
+                 " (SELECT 1 FROM wove.researcher_mentions x WHERE x.researcher_id = %s AND x.arxiv_id = m.arxiv_id)",
+                 (lose, keep))
+    conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s WHERE researcher_id = %s", (keep, lose))
+    conn.execute("DELETE FROM wove.researchers WHERE researcher_id = %s", (lose,))
+    conn.execute("INSERT INTO wove.researcher_redirects (old_id, new_id, reason) VALUES (%s, %s, 'merge')", (lose, keep))
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 def test_incremental_publish_equals_full_rebuild_after_random_days(database_url, small_world, seed):
     rng = random.Random(seed)
@@ -113,8 +125,9 @@ def test_incremental_publish_equals_full_rebuild_after_random_days(database_url,
         first = serving.publish(database_url, site_url=site)
         assert first["mode"] == "full"
         for day in days[1:]:
+            held_back = by_day[day][-2:]  # harvested after metrics ran, before the publish
             with conn.transaction():
-                known |= load_papers(conn, small_world, by_day[day], researchers_known=known)
+                known |= load_papers(conn, small_world, by_day[day][:-2], researchers_known=known)
                 while conn.execute("UPDATE wove.researcher_mentions m SET researcher_id = r.new_id"
                                    " FROM wove.researcher_redirects r WHERE m.researcher_id = r.old_id").rowcount:
                     pass
@@ -122,9 +135,13 @@ def test_incremental_publish_equals_full_rebuild_after_random_days(database_url,
                 _serving_only_updates(conn, rng, day, next_id)
             with conn.transaction():
                 metrics.update_metrics(conn, overlap=NO_OVERLAP)
-            # a change after metrics ran (serving must not wait for metrics to notice it)
-            conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count + 1, fetched_at = now()"
-                         " WHERE arxiv_id = (SELECT min(arxiv_id) FROM wove.s2_papers)")
+            # changes after metrics ran: serving shows them now (new papers, a citation, a
+            # merge), metrics catch up the next day
+            with conn.transaction():
+                known |= load_papers(conn, small_world, held_back, researchers_known=known)
+                conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count + 1, fetched_at = now()"
+                             " WHERE arxiv_id = (SELECT min(arxiv_id) FROM wove.s2_papers)")
+                _merge_two(conn, rng)
             result = serving.publish(database_url, site_url=site, full_above=float("inf"))
             assert result["mode"] == "incremental", result["reason"]
             expected = _full_build_rows(conn, site)

@@ -423,17 +423,16 @@ _KEY_SETS: dict[str, tuple[str, str]] = {
     # co-author edges (both ends logged) and researchers that appeared or went
     "k_coauthor": ("bigint", "SELECT key::bigint FROM (" + _CHANGED.format("coauthor") + ") c"
                    " UNION SELECT key FROM _k_researcher_exist"),
-    # routes: every id whose redirect chain (now or before) passes a changed redirect or a
-    # researcher that appeared or went; and the ids that resolved to one of those
+    # routes: an id resolves differently only if a node of its chain changed (its redirect
+    # row, or whether it is a live researcher). Where the old and the new chain part, the
+    # node's redirect changed, and that node is still on the new chain: so walking the
+    # current redirects back from the changed nodes finds every such id.
     "k_route": ("bigint", """
-        WITH RECURSIVE x0 AS (
-            SELECT key::bigint AS id FROM wove.serving_changes WHERE kind = 'redirect'
-            UNION SELECT key FROM _k_researcher_exist),
-        back(id) AS (
-            SELECT id FROM x0
+        WITH RECURSIVE back(id) AS (
+            SELECT key::bigint FROM wove.serving_changes WHERE kind = 'redirect'
+            UNION SELECT key FROM _k_researcher_exist
             UNION SELECT rr.old_id FROM back JOIN wove.researcher_redirects rr ON rr.new_id = back.id)
-        SELECT id FROM back
-        UNION SELECT route_id FROM serving.researcher_routes WHERE researcher_id IN (SELECT id FROM x0)"""),
+        SELECT id FROM back"""),
     "k_institution": ("text", _CHANGED.format("institution,institution_metrics")),
     "k_institution_exist": ("text", """
         (SELECT institution_id FROM _gone_institutions EXCEPT SELECT institution_id FROM _added_institutions)
