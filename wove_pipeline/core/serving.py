@@ -595,15 +595,24 @@ def _make_key_set(conn: psycopg.Connection, name: str) -> int:
     return n
 
 
-def _apply(conn: psycopg.Connection, t: _Table, site_url: str) -> tuple[int, int]:
+def _key_sets_in(*texts: str) -> list[str]:
+    return [name for name in _KEY_SETS if any("{" + name + "}" in text for text in texts)]
+
+
+def _apply(conn: psycopg.Connection, t: _Table, site_url: str, sizes: dict[str, int]) -> tuple[int, int]:
     """Replace the rows of serving.<t> that `t.delete` selects by the passes' rows, leaving
     rows that come out identical alone. The rows deleted and inserted stay in
-    _gone_<t> / _added_<t> for the key sets of the tables after it. Returns (deleted, inserted)."""
+    _gone_<t> / _added_<t> for the key sets of the tables after it. ``sizes``: rows of
+    each key set. Returns (deleted, inserted)."""
     live, stage, gone, added = f"{SCHEMA}.{t.name}", f"_stage_{t.name}", f"_gone_{t.name}", f"_added_{t.name}"
     for temp in (stage, gone, added):
         conn.execute(f"CREATE TEMP TABLE {temp} (LIKE {live}) ON COMMIT DROP")
+    if not any(sizes[name] for name in _key_sets_in(t.delete)):
+        return 0, 0  # no key: nothing to rewrite
     conn.execute(f"ALTER TABLE {stage} ADD PRIMARY KEY ({', '.join(t.pk)})")
     for filters in t.passes:
+        if not any(sizes[name] for name in _key_sets_in(*filters.values())):
+            continue  # an empty key set selects no row (and may cost a scan to find that out)
         conn.execute(f"INSERT INTO {stage} " + _render(t.select, SCHEMA, filters) + " ON CONFLICT DO NOTHING",
                      _params(t.select, site_url))
     conn.execute(f"ANALYZE {stage}")
@@ -650,7 +659,8 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
     (rebuilding is then cheaper). Both give the same rows.
 
     Returns {"publication_id", "published_at", "mode", "reason", "row_counts",
-    "rows_written" ({table: {"deleted", "inserted"}}), "moved_functions", "export"}.
+    "rows_written" ({table: {"deleted", "inserted"}}), "seconds_by_table" (incremental),
+    "moved_functions", "export"}.
     """
     started = time.perf_counter()
     with db.connect(url, autocommit=True) as conn:
@@ -668,6 +678,7 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
                 as_of = db.fetch_value(conn, "SELECT max(oai_datestamp) FROM wove.papers")
                 metrics_at = db.fetch_value(conn, "SELECT max(started_at) FROM wove.metrics_runs")
                 written: dict[str, dict[str, int]] = {}
+                seconds: dict[str, float] = {}  # incremental: per table, its key sets included
                 moved: list[str] = []
                 if reason is None:
                     counts = db.fetch_value(conn, "SELECT row_counts FROM serving.publication")
@@ -677,17 +688,18 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
                         reason = f"more than {full_above:.0%} of the papers or researchers changed"
                 if reason is None:
                     for t in _TABLES:
-                        for name in _KEY_SETS:
-                            if name not in made and any("{" + name + "}" in text
-                                                        for text in (t.delete, *(v for p in t.passes for v in p.values()))):
+                        table_started = time.perf_counter()
+                        for name in _key_sets_in(t.delete, *(v for p in t.passes for v in p.values())):
+                            if name not in made:
                                 made[name] = _make_key_set(conn, name)
-                        deleted, inserted = _apply(conn, t, site_url)
+                        deleted, inserted = _apply(conn, t, site_url, made)
                         written[t.name] = {"deleted": deleted, "inserted": inserted}
                         counts[t.name] += inserted - deleted
                         # statistics only when a good part of the table moved (autovacuum
                         # analyzes the rest in its own time)
                         if deleted + inserted > 0.1 * max(counts[t.name], 1):
                             _analyze(conn, SCHEMA, t.name)
+                        seconds[t.name] = round(time.perf_counter() - table_started, 3)
                     conn.execute("UPDATE serving.publication SET publication_id = %s, published_at = %s, as_of = %s,"
                                  " metrics_computed_at = %s, row_counts = %s",
                                  (publication_id, published_at, as_of, metrics_at, json.dumps(counts)))
@@ -714,7 +726,7 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
             drop_old_schemas(conn)
     result: dict[str, Any] = {"publication_id": publication_id, "published_at": published_at, "mode": mode,
                               "reason": reason, "row_counts": counts, "rows_written": written,
-                              "moved_functions": moved, "export": None}
+                              "seconds_by_table": seconds, "moved_functions": moved, "export": None}
     if export_dir is not None:
         result["export"] = export_parquet(url, export_dir)
     return result
