@@ -238,3 +238,31 @@ def test_readers_see_the_old_or_the_new_publication_during_incremental_publishes
     for _, counts, papers, researcher_papers, routes in seen:
         assert (counts["papers"], counts["researcher_papers"], counts["paper_routes"]) == \
             (papers, researcher_papers, routes)
+
+
+def test_a_failed_incremental_publish_leaves_the_publication_and_the_log_untouched(database_url, small_world,
+                                                                                   monkeypatch):
+    _small_world_published(database_url, small_world)
+    with db.transaction(database_url) as conn:
+        conn.execute("UPDATE wove.papers SET title = title || ' (v2)' WHERE arxiv_id ="
+                     " (SELECT min(arxiv_id) FROM wove.papers)")
+        before = _rows(conn, serving.SCHEMA)
+        publication = conn.execute("SELECT * FROM serving.publication").fetchall()
+        logged = conn.execute("SELECT count(*) FROM wove.serving_changes").fetchone()[0]
+    apply = serving._apply
+
+    def fail_after_papers(conn, t, *args):
+        if t.name == "researchers":
+            raise RuntimeError("boom")
+        return apply(conn, t, *args)
+
+    monkeypatch.setattr(serving, "_apply", fail_after_papers)
+    with pytest.raises(RuntimeError):
+        serving.publish(database_url)
+    with db.connect(database_url) as conn:
+        assert _rows(conn, serving.SCHEMA) == before  # papers were rewritten, then rolled back
+        assert conn.execute("SELECT * FROM serving.publication").fetchall() == publication
+        assert conn.execute("SELECT count(*) FROM wove.serving_changes").fetchone()[0] == logged > 0
+    monkeypatch.setattr(serving, "_apply", apply)
+    result = serving.publish(database_url)
+    assert result["mode"] == "incremental" and result["rows_written"]["papers"] == {"deleted": 1, "inserted": 1}

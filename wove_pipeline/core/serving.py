@@ -1,12 +1,20 @@
 """The serving schema: atomic publish, Parquet export, page payloads and route resolution.
 
-Publish (``publish``): in ONE transaction, build every serving table in a fresh schema
+Publish (``publish``), incremental by default: triggers on the core tables log the keys of
+every write (migration 0009, ``wove.serving_changes``); a publish turns the keys it sees
+into key sets per serving table and, in ONE transaction, recomputes only those rows with
+the same SELECT a full build uses, deletes the live rows that differ and inserts the new
+ones, updates ``serving.publication`` and deletes the log rows it has seen.
+
+Full rebuild (first publish, new definition, ``full=True``, a TRUNCATE, or most rows
+changed): in ONE transaction, build every serving table in a fresh schema
 ``serving_build`` from the core tables (``wove.*``, metrics included), index it, grant it
 to ``wove_reader``, move the SQL functions other stages keep in ``serving`` (e.g.
 ``serving.search_papers`` and ``serving.related_papers`` from 0003) into it, then rename
-``serving`` -> ``serving_old_<n>`` and ``serving_build`` -> ``serving``. A consumer's
-statement sees the old publication or the new one, never a mix. The old schema is dropped
-afterwards in its own transaction (readers still on it are waited for, never broken).
+``serving`` -> ``serving_old_<n>`` and ``serving_build`` -> ``serving``. The old schema is
+dropped afterwards in its own transaction (readers still on it are waited for, never broken).
+
+Either way a consumer's statement sees the old publication or the new one, never a mix.
 
 Contract: docs/data-contract.md. Page payloads (``researcher_page``, ``paper_page``,
 ``institution_page``) are one SQL statement each.

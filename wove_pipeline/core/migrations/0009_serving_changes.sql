@@ -32,24 +32,29 @@ CREATE FUNCTION wove.serving_log_changes() RETURNS trigger
     LANGUAGE plpgsql AS $$
 DECLARE
     ignored text[] := string_to_array(TG_ARGV[0], ',');
-    changed text;
 BEGIN
     IF TG_OP = 'TRUNCATE' THEN
         INSERT INTO wove.serving_changes (kind, key) VALUES ('truncate', TG_TABLE_NAME);
         RETURN NULL;
     END IF;
-    changed := CASE TG_OP
-        WHEN 'INSERT' THEN 'SELECT to_jsonb(n) - $1 FROM new_rows n'
-        WHEN 'DELETE' THEN 'SELECT to_jsonb(o) - $1 FROM old_rows o'
-        ELSE '(SELECT to_jsonb(n) - $1 FROM new_rows n EXCEPT SELECT to_jsonb(o) - $1 FROM old_rows o)'
-             ' UNION ALL '
-             '(SELECT to_jsonb(o) - $1 FROM old_rows o EXCEPT SELECT to_jsonb(n) - $1 FROM new_rows n)'
-    END;
     FOR i IN 1 .. (TG_NARGS - 1) / 2 LOOP
-        EXECUTE format(
-            'INSERT INTO wove.serving_changes (kind, key) SELECT DISTINCT %L, c.r ->> %L FROM (%s) c(r)'
-            ' WHERE c.r ->> %L IS NOT NULL',
-            TG_ARGV[2 * i - 1], TG_ARGV[2 * i], changed, TG_ARGV[2 * i]) USING ignored;
+        IF TG_OP = 'UPDATE' THEN
+            -- rows as JSON without the ignored columns: those that differ, before and after
+            EXECUTE format(
+                'INSERT INTO wove.serving_changes (kind, key) SELECT DISTINCT %L, c.r ->> %L FROM ('
+                '(SELECT to_jsonb(n) - $1 FROM new_rows n EXCEPT SELECT to_jsonb(o) - $1 FROM old_rows o)'
+                ' UNION ALL '
+                '(SELECT to_jsonb(o) - $1 FROM old_rows o EXCEPT SELECT to_jsonb(n) - $1 FROM new_rows n)'
+                ') c(r) WHERE c.r ->> %L IS NOT NULL',
+                TG_ARGV[2 * i - 1], TG_ARGV[2 * i], TG_ARGV[2 * i]) USING ignored;
+        ELSE
+            -- every row inserted or deleted: the key column alone (cheap on bulk loads)
+            EXECUTE format(
+                'INSERT INTO wove.serving_changes (kind, key) SELECT DISTINCT %L, t.%I::text FROM %I t'
+                ' WHERE t.%I IS NOT NULL',
+                TG_ARGV[2 * i - 1], TG_ARGV[2 * i], CASE TG_OP WHEN 'INSERT' THEN 'new_rows' ELSE 'old_rows' END,
+                TG_ARGV[2 * i]);
+        END IF;
     END LOOP;
     RETURN NULL;
 END
