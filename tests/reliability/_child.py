@@ -6,7 +6,8 @@
 
 --pause-in-copy N: after N rows of the COPY into wove.paper_authors, print "WRITING" and
 stall (inside the open transaction) until killed. --pause-in-publish: stall inside the
-publish transaction, after the new serving schema is built and before the swap.
+publish transaction, after the new serving schema is built and before the swap (full
+rebuild), or after every serving table is rewritten and before the commit (incremental).
 --go-file: print "READY", then wait until this file exists, so two processes start together.
 """
 
@@ -76,7 +77,16 @@ def main(argv: list[str]) -> int:
                 _stall("WRITING")
                 return moved
 
-            serving._move_foreign_objects = move_then_stall
+            serving._move_foreign_objects = move_then_stall  # a full rebuild, before the swap
+            real_apply = serving._apply
+
+            def apply_then_stall(conn, table, *rest):
+                written = real_apply(conn, table, *rest)
+                if table.name == serving._TABLES[-1].name:  # incremental: every table rewritten, not committed
+                    _stall("WRITING")
+                return written
+
+            serving._apply = apply_then_stall
         serving.publish(args.db_url)
         print("DONE", flush=True)
         return 0

@@ -281,6 +281,11 @@ def proven_parameters(sources: list[str]) -> dict[str, frozenset[str]]:
 REVIEWED = {
     ("wove_pipeline/core/serving.py", "_move_foreign_objects"):
         "regprocedure::text read from pg_catalog: PostgreSQL's own quoted rendering of a function signature",
+    # The serving definitions: SQL text and table names from this module's constants (_TABLES,
+    # _KEY_SETS, SCHEMA/BUILD_SCHEMA, fixed temp-table prefixes); no value read from data.
+    ("wove_pipeline/core/serving.py", "build_tables"): "statements of the constant _TABLES/_FUNCTIONS/_VIEWS",
+    ("wove_pipeline/core/serving.py", "_make_key_set"): "a key set of the constant _KEY_SETS, by its name",
+    ("wove_pipeline/core/serving.py", "_apply"): "a table of the constant _TABLES: its name, key columns and SQL",
 }
 
 

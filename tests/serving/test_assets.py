@@ -22,6 +22,14 @@ def test_metrics_and_serving_assets_materialize(database_url, small_world, tmp_p
     s = result.asset_materializations_for_node("serving")[0].metadata
     assert s["rows/researchers"].value == m["dagster/row_count"].value
     assert (tmp_path / "bulk" / "manifest.json").exists()
-    again = dg.materialize([researcher_metrics], resources=resources)
+    assert s["mode"].value == "full" and s["full_rebuild_reason"].value == "no serving schema yet"
+    again = dg.materialize([researcher_metrics, serving], resources=resources)
     m2 = again.asset_materializations_for_node("researcher_metrics")[0].metadata
     assert m2["mode"].value == "incremental" and m2["researchers_recomputed"].value == 0
+    s2 = again.asset_materializations_for_node("serving")[0].metadata
+    assert s2["mode"].value == "incremental" and s2["rows_rewritten"].value == 0
+    assert s2["rewritten/papers"].value == 0 and s2["rows/papers"].value == s["rows/papers"].value
+    full = dg.materialize([serving], resources=resources,
+                          run_config={"ops": {"serving": {"config": {"full_rebuild": True}}}})
+    s3 = full.asset_materializations_for_node("serving")[0].metadata
+    assert s3["mode"].value == "full" and s3["full_rebuild_reason"].value == "requested"

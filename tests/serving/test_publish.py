@@ -61,8 +61,15 @@ def test_reader_role_reads_serving_and_cannot_write(small_published):
 
 
 def test_republish_keeps_functions_grants_and_leaves_no_old_schema(small_published):
-    result = serving.publish(small_published)
+    result = serving.publish(small_published, full=True)
+    assert result["mode"] == "full"
     assert set(result["moved_functions"]) >= {"search_papers", "related_papers"}
+    result = serving.publish(small_published)  # incremental: the schema stays, with its functions
+    assert result["mode"] == "incremental"
+    with db.connect(small_published) as conn:
+        assert {r[0] for r in conn.execute("SELECT p.proname FROM pg_proc p JOIN pg_namespace n"
+                                           " ON n.oid = p.pronamespace WHERE n.nspname = 'serving'")} \
+            >= {"search_papers", "related_papers", "route_key"}
     with db.connect(small_published) as conn:
         schemas = {r[0] for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'serving%'")}
         assert schemas == {"serving"}
@@ -78,10 +85,10 @@ def test_republish_keeps_functions_grants_and_leaves_no_old_schema(small_publish
 def test_a_failed_publish_leaves_the_previous_one_untouched(small_published, monkeypatch):
     with db.connect(small_published) as conn:
         before = conn.execute("SELECT publication_id FROM serving.publication").fetchone()[0]
-    broken = list(serving._BUILD) + ["SELECT * FROM {s}.no_such_table"]
-    monkeypatch.setattr(serving, "_BUILD", broken)
+    broken = list(serving._VIEWS) + ["SELECT * FROM {s}.no_such_table"]
+    monkeypatch.setattr(serving, "_VIEWS", broken)
     with pytest.raises(psycopg.errors.UndefinedTable):
-        serving.publish(small_published)
+        serving.publish(small_published)  # the definition changed: a full rebuild
     with db.connect(small_published) as conn:
         assert conn.execute("SELECT publication_id FROM serving.publication").fetchone()[0] == before
         assert conn.execute("SELECT count(*) FROM serving.papers").fetchone()[0] > 0

@@ -27,6 +27,7 @@ class MetricsConfig(dg.Config):
 class ServingConfig(dg.Config):
     export_dir: str | None = None  # also write the serving tables as Parquet + manifest.json here
     site_url: str = ""  # prefix for absolute URLs in structured data (JSON-LD)
+    full_rebuild: bool = False  # rebuild every table (same rows as the incremental publish)
 
 
 @dg.asset(
@@ -69,17 +70,26 @@ def researcher_metrics(context: dg.AssetExecutionContext, config: MetricsConfig,
     deps=[researcher_metrics, dg.AssetKey("paper_embeddings")],
     group_name="serving",
     kinds={"postgres", "parquet"},
-    code_version="1",
+    code_version="2",
     description=(
-        "The serving schema consumers read (docs/data-contract.md): built in serving_build and swapped in "
-        "atomically, readable by the wove_reader role; optionally exported as Parquet with a manifest."
+        "The serving schema consumers read (docs/data-contract.md), readable by the wove_reader role. "
+        "Incremental: only the rows the day's core-table changes reach (logged by triggers) are rewritten, "
+        "in place, in one transaction. A full rebuild (built in serving_build, swapped in atomically) on the "
+        "first publish, when the definition changes, when asked, or when most rows changed. Optionally "
+        "exported as Parquet with a manifest."
     ),
 )
 def serving(context: dg.AssetExecutionContext, config: ServingConfig, database: DatabaseResource):
-    result = serving_core.publish(database.url, site_url=config.site_url, export_dir=config.export_dir)
+    result = serving_core.publish(database.url, site_url=config.site_url, export_dir=config.export_dir,
+                                  full=config.full_rebuild)
     counts = result["row_counts"]
+    written = result["rows_written"]
     metadata = {
         "dagster/row_count": counts.get("papers", 0),
+        "mode": result["mode"],
+        "full_rebuild_reason": result["reason"] or "",
+        "rows_rewritten": sum(w["deleted"] + w["inserted"] for w in written.values()),
+        "rows_written": dg.MetadataValue.json(written),
         "row_counts": dg.MetadataValue.json(counts),
         "publication_id": result["publication_id"],
         "published_at": result["published_at"].isoformat(),
@@ -88,6 +98,8 @@ def serving(context: dg.AssetExecutionContext, config: ServingConfig, database: 
     }
     for table, n in counts.items():
         metadata[f"rows/{table}"] = n
+    for table, w in written.items():
+        metadata[f"rewritten/{table}"] = w["deleted"] + w["inserted"]
     if result["export"]:
         metadata["export_manifest"] = dg.MetadataValue.path(result["export"]["manifest"])
     return dg.MaterializeResult(metadata=metadata)

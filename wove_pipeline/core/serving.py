@@ -1,12 +1,20 @@
 """The serving schema: atomic publish, Parquet export, page payloads and route resolution.
 
-Publish (``publish``): in ONE transaction, build every serving table in a fresh schema
+Publish (``publish``), incremental by default: triggers on the core tables log the keys of
+every write (migration 0009, ``wove.serving_changes``); a publish turns the keys it sees
+into key sets per serving table and, in ONE transaction, recomputes only those rows with
+the same SELECT a full build uses, deletes the live rows that differ and inserts the new
+ones, updates ``serving.publication`` and deletes the log rows it has seen.
+
+Full rebuild (first publish, new definition, ``full=True``, a TRUNCATE, or most rows
+changed): in ONE transaction, build every serving table in a fresh schema
 ``serving_build`` from the core tables (``wove.*``, metrics included), index it, grant it
 to ``wove_reader``, move the SQL functions other stages keep in ``serving`` (e.g.
 ``serving.search_papers`` and ``serving.related_papers`` from 0003) into it, then rename
-``serving`` -> ``serving_old_<n>`` and ``serving_build`` -> ``serving``. A consumer's
-statement sees the old publication or the new one, never a mix. The old schema is dropped
-afterwards in its own transaction (readers still on it are waited for, never broken).
+``serving`` -> ``serving_old_<n>`` and ``serving_build`` -> ``serving``. The old schema is
+dropped afterwards in its own transaction (readers still on it are waited for, never broken).
+
+Either way a consumer's statement sees the old publication or the new one, never a mix.
 
 Contract: docs/data-contract.md. Page payloads (``researcher_page``, ``paper_page``,
 ``institution_page``) are one SQL statement each.
@@ -14,12 +22,14 @@ Contract: docs/data-contract.md. Page payloads (``researcher_page``, ``paper_pag
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
 import math
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +49,8 @@ SAME_NAME_LIMIT = 50
 COAUTHOR_LIMIT = 50
 LATEST_LIMIT = 100
 LOCK_KEY = "wove-serving-publish"
+# Above this share of changed papers or researchers, a full rebuild is cheaper than editing in place.
+FULL_REBUILD_ABOVE = 0.2
 
 # Tables in build order (the Parquet export writes these, in this order).
 TABLES = (
@@ -58,11 +70,56 @@ _PAPER_RECORD = """jsonb_build_object(
     'research_field', o.primary_topic -> 'field' ->> 'display_name',
     'paper_type', NULL, 'novelty', NULL, 'significance_score', NULL)"""
 
-# Build statements; {s} is the build schema (a constant of this module, never data).
-_BUILD = [
+# ---------------------------------------------------------------------------------------
+# table definitions
+#
+# One SELECT per serving table, shared by the full build (CREATE TABLE ... AS <select>)
+# and the incremental publish (INSERT ... <select> for the changed keys only). In a
+# SELECT, {s} is the schema of the serving tables it reads (serving_build in a full build,
+# serving in an incremental one) and each {where...} marker is a key filter: `true` in a
+# full build. An incremental publish runs one pass per dict of `passes` (marker -> filter,
+# where {k_<name>} is a key set, see _KEY_SETS) and replaces the serving rows `delete`
+# selects by the union of those passes. That is exact as long as every row outside
+# `delete` is the same in the live table and in the SELECT: the key sets are built so.
+
+
+@dataclasses.dataclass(frozen=True)
+class _Table:
+    name: str
+    select: str
+    pk: tuple[str, ...]
+    indexes: tuple[str, ...] = ()
+    delete: str = ""
+    passes: tuple[dict[str, str], ...] = ()
+
+
+# Route keys of papers in {src} (a table of serving.papers rows): the key set of an
+# incremental publish reads them from the changed rows, before and after.
+_PAPER_ROUTE_KEYS = """
+        SELECT arxiv_id AS route_key, arxiv_id, 0 AS prio FROM {src}
+        UNION ALL SELECT slug, arxiv_id, 1 FROM {src}
+        UNION ALL SELECT replace(arxiv_id, '/', '-'), arxiv_id, 2 FROM {src} WHERE is_old_style"""
+
+# route keys of institutions: id, ROR (full URL, host/path, bare), slug, display name, aliases
+_INSTITUTION_ROUTE_KEYS = """
+        SELECT {s}.route_key(institution_id) AS route_key, institution_id, 'id' AS kind, 0 AS prio, papers
+        FROM {src}
+        UNION ALL SELECT {s}.route_key(slug), institution_id, 'slug', 1, papers FROM {src}
+        UNION ALL SELECT {s}.route_key(ror), institution_id, 'ror', 2, papers FROM {src} WHERE ror IS NOT NULL
+        UNION ALL SELECT {s}.route_key(regexp_replace(ror, '^https?://', '')), institution_id, 'ror', 2, papers
+                  FROM {src} WHERE ror IS NOT NULL
+        UNION ALL SELECT {s}.route_key(regexp_replace(ror, '^(https?://)?ror\\.org/', '')), institution_id, 'ror', 2, papers
+                  FROM {src} WHERE ror IS NOT NULL
+        UNION ALL SELECT {s}.route_key(display_name), institution_id, 'name', 3, papers
+                  FROM {src} WHERE display_name IS NOT NULL
+        UNION ALL SELECT {s}.route_key(a), institution_id, 'alias', 4, papers
+                  FROM {src}, unnest(aliases) AS a"""
+
+_TABLES = (
     # ---------------------------------------------------------------- papers
-    f"""
-    CREATE TABLE {{s}}.papers AS
+    _Table(
+        "papers",
+        f"""
     SELECT p.arxiv_id, p.slug, p.title, p.title_tex, p.abstract, p.abstract_tex,
            p.authors_display AS authors,
            coalesce(al.author_list, '[]'::jsonb) AS author_list,
@@ -90,24 +147,35 @@ _BUILD = [
         FROM wove.paper_authors pa
         LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
         LEFT JOIN wove.researchers r ON r.researcher_id = rm.researcher_id
+        WHERE {{where_authors}}
         GROUP BY pa.arxiv_id
     ) al ON al.arxiv_id = p.arxiv_id
+    WHERE {{where}}
     """,
-    "ALTER TABLE {s}.papers ADD PRIMARY KEY (arxiv_id)",
-    "CREATE UNIQUE INDEX papers_slug_idx ON {s}.papers (slug)",
-    "CREATE INDEX papers_published_idx ON {s}.papers (published DESC, arxiv_id DESC)",
-    """
-    CREATE TABLE {s}.paper_routes AS
-    SELECT DISTINCT ON (route_key) route_key, arxiv_id FROM (
-        SELECT arxiv_id AS route_key, arxiv_id, 0 AS prio FROM {s}.papers
-        UNION ALL SELECT slug, arxiv_id, 1 FROM {s}.papers
-        UNION ALL SELECT replace(arxiv_id, '/', '-'), arxiv_id, 2 FROM {s}.papers WHERE is_old_style
-    ) k ORDER BY route_key, prio, arxiv_id
+        pk=("arxiv_id",),
+        indexes=(
+            "CREATE UNIQUE INDEX papers_slug_idx ON {s}.papers (slug)",
+            "CREATE INDEX papers_published_idx ON {s}.papers (published DESC, arxiv_id DESC)",
+        ),
+        delete="arxiv_id IN {k_paper}",
+        passes=({"where": "p.arxiv_id IN {k_paper}", "where_authors": "pa.arxiv_id IN {k_paper}"},),
+    ),
+    _Table(
+        "paper_routes",
+        f"""
+    SELECT DISTINCT ON (route_key) route_key, arxiv_id FROM ({_PAPER_ROUTE_KEYS.replace("{src}", "{s}.papers")}
+    ) k
+    WHERE {{where}}
+    ORDER BY route_key, prio, arxiv_id
     """,
-    "ALTER TABLE {s}.paper_routes ADD PRIMARY KEY (route_key)",
+        pk=("route_key",),
+        delete="route_key IN {k_paper_route}",
+        passes=({"where": "route_key IN {k_paper_route}"},),
+    ),
     # ---------------------------------------------------------------- researchers
-    """
-    CREATE TABLE {s}.researchers AS
+    _Table(
+        "researchers",
+        """
     SELECT q.*,
            -- the page's meta description and JSON-LD (Person + BreadcrumbList)
            display_name || ': ' || papers_here || ' papers in this archive · h-index '
@@ -171,53 +239,75 @@ _BUILD = [
                m.first_published, m.last_published, m.computed_at AS metrics_computed_at
         FROM wove.researchers r
         JOIN wove.researcher_metrics m ON m.researcher_id = r.researcher_id
+        WHERE {where}
     ) q
     """,
-    "ALTER TABLE {s}.researchers ADD PRIMARY KEY (researcher_id)",
-    "CREATE INDEX researchers_same_name_idx ON {s}.researchers (normalized_name, papers_here DESC, researcher_id)",
-    """
-    CREATE TABLE {s}.researcher_papers AS
+        pk=("researcher_id",),
+        indexes=("CREATE INDEX researchers_same_name_idx ON {s}.researchers (normalized_name, papers_here DESC, researcher_id)",),
+        delete="researcher_id IN {k_researcher}",
+        passes=({"where": "r.researcher_id IN {k_researcher}"},),
+    ),
+    _Table(
+        "researcher_papers",
+        """
     SELECT DISTINCT ON (rm.researcher_id, rm.arxiv_id)
            rm.researcher_id, rm.arxiv_id, rm.position, p.primary_category, p.published
     FROM wove.researcher_mentions rm
     JOIN {s}.researchers r ON r.researcher_id = rm.researcher_id
     JOIN wove.papers p ON p.arxiv_id = rm.arxiv_id
+    WHERE {where}
     ORDER BY rm.researcher_id, rm.arxiv_id, rm.position
     """,
-    "ALTER TABLE {s}.researcher_papers ADD PRIMARY KEY (researcher_id, arxiv_id)",
-    "CREATE INDEX researcher_papers_newest_idx ON {s}.researcher_papers (researcher_id, published DESC, arxiv_id DESC)",
-    """CREATE INDEX researcher_papers_category_idx ON {s}.researcher_papers
+        pk=("researcher_id", "arxiv_id"),
+        indexes=(
+            "CREATE INDEX researcher_papers_newest_idx ON {s}.researcher_papers (researcher_id, published DESC, arxiv_id DESC)",
+            """CREATE INDEX researcher_papers_category_idx ON {s}.researcher_papers
        (researcher_id, primary_category, published DESC, arxiv_id DESC)""",
-    """
-    CREATE TABLE {s}.researcher_coauthors AS
+        ),
+        delete="researcher_id IN {k_researcher_exist} OR arxiv_id IN {k_paper_raw}",
+        passes=({"where": "rm.researcher_id IN {k_researcher_exist}"}, {"where": "rm.arxiv_id IN {k_paper_raw}"}),
+    ),
+    _Table(
+        "researcher_coauthors",
+        """
     SELECT c.researcher_id, c.coauthor_id, c.papers
     FROM wove.researcher_coauthors c
     JOIN {s}.researchers a ON a.researcher_id = c.researcher_id
     JOIN {s}.researchers b ON b.researcher_id = c.coauthor_id
+    WHERE {where}
     """,
-    "ALTER TABLE {s}.researcher_coauthors ADD PRIMARY KEY (researcher_id, coauthor_id)",
-    "CREATE INDEX researcher_coauthors_top_idx ON {s}.researcher_coauthors (researcher_id, papers DESC, coauthor_id)",
-    # every live id resolves to itself; retired ids follow their redirect chain to a live id
-    """
-    CREATE TABLE {s}.researcher_routes AS
+        pk=("researcher_id", "coauthor_id"),
+        indexes=("CREATE INDEX researcher_coauthors_top_idx ON {s}.researcher_coauthors (researcher_id, papers DESC, coauthor_id)",),
+        delete="researcher_id IN {k_coauthor} OR coauthor_id IN {k_coauthor}",
+        passes=({"where": "c.researcher_id IN {k_coauthor}"}, {"where": "c.coauthor_id IN {k_coauthor}"}),
+    ),
+    # every live id resolves to itself; a retired id follows its redirect chain to the
+    # first live id on it
+    _Table(
+        "researcher_routes",
+        """
     WITH RECURSIVE chain(route_id, target, depth) AS (
-        SELECT old_id, new_id, 1 FROM wove.researcher_redirects
+        SELECT old_id, new_id, 1 FROM wove.researcher_redirects WHERE {where_chain}
         UNION ALL
         SELECT c.route_id, rr.new_id, c.depth + 1
         FROM chain c JOIN wove.researcher_redirects rr ON rr.old_id = c.target
         WHERE c.depth < 32
     )
-    SELECT researcher_id AS route_id, researcher_id, false AS redirected FROM {s}.researchers
+    SELECT researcher_id AS route_id, researcher_id, false AS redirected FROM {s}.researchers WHERE {where_live}
     UNION ALL
-    SELECT DISTINCT ON (c.route_id) c.route_id, c.target, true
-    FROM chain c JOIN {s}.researchers r ON r.researcher_id = c.target
-    WHERE NOT EXISTS (SELECT 1 FROM {s}.researchers x WHERE x.researcher_id = c.route_id)
-    ORDER BY 1, 3 DESC
+    (SELECT DISTINCT ON (c.route_id) c.route_id, c.target, true
+     FROM chain c JOIN {s}.researchers r ON r.researcher_id = c.target
+     WHERE NOT EXISTS (SELECT 1 FROM {s}.researchers x WHERE x.researcher_id = c.route_id)
+     ORDER BY c.route_id, c.depth)
     """,
-    "ALTER TABLE {s}.researcher_routes ADD PRIMARY KEY (route_id)",
+        pk=("route_id",),
+        delete="route_id IN {k_route}",
+        passes=({"where_chain": "old_id IN {k_route}", "where_live": "researcher_id IN {k_route}"},),
+    ),
     # ---------------------------------------------------------------- institutions
-    """
-    CREATE TABLE {s}.institutions AS
+    _Table(
+        "institutions",
+        """
     SELECT i.institution_id, i.display_name,
            i.institution_id || '-' || coalesce(wove.name_slug(i.display_name), '') AS slug,
            i.ror, i.country_code, i.type, i.aliases, i.homepage_url, i.city,
@@ -226,57 +316,69 @@ _BUILD = [
            i.works_count AS openalex_works_count, i.cited_by_count AS openalex_cited_by_count, i.as_of
     FROM wove.institutions i
     LEFT JOIN wove.institution_metrics m ON m.institution_id = i.institution_id
+    WHERE {where}
     """,
-    "ALTER TABLE {s}.institutions ADD PRIMARY KEY (institution_id)",
-    """
-    CREATE TABLE {s}.institution_papers AS
+        pk=("institution_id",),
+        delete="institution_id IN {k_institution}",
+        passes=({"where": "i.institution_id IN {k_institution}"},),
+    ),
+    _Table(
+        "institution_papers",
+        """
     SELECT DISTINCT i.institution_id, s.arxiv_id, p.published
     FROM {s}.institutions i
     JOIN wove.metrics_paper_state s ON s.institution_ids @> ARRAY[i.institution_id]
     JOIN wove.papers p ON p.arxiv_id = s.arxiv_id
+    WHERE {where}
     """,
-    "ALTER TABLE {s}.institution_papers ADD PRIMARY KEY (institution_id, arxiv_id)",
-    "CREATE INDEX institution_papers_newest_idx ON {s}.institution_papers (institution_id, published DESC, arxiv_id DESC)",
-    """
-    CREATE TABLE {s}.institution_researchers AS
+        pk=("institution_id", "arxiv_id"),
+        indexes=("CREATE INDEX institution_papers_newest_idx ON {s}.institution_papers (institution_id, published DESC, arxiv_id DESC)",),
+        delete="institution_id IN {k_institution_exist} OR arxiv_id IN {k_institution_paper}",
+        passes=({"where": "i.institution_id IN {k_institution_exist}"}, {"where": "s.arxiv_id IN {k_institution_paper}"}),
+    ),
+    _Table(
+        "institution_researchers",
+        """
     SELECT x.institution_id, rm.researcher_id, count(DISTINCT a.arxiv_id)::int AS papers
     FROM wove.authorships a
     CROSS JOIN LATERAL unnest(a.institution_ids) AS x(institution_id)
     JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
     JOIN {s}.institutions i ON i.institution_id = x.institution_id
     JOIN {s}.researchers r ON r.researcher_id = rm.researcher_id
+    WHERE {where}
     GROUP BY 1, 2
     """,
-    "ALTER TABLE {s}.institution_researchers ADD PRIMARY KEY (institution_id, researcher_id)",
-    "CREATE INDEX institution_researchers_top_idx ON {s}.institution_researchers (institution_id, papers DESC, researcher_id)",
-    # route keys: id, ROR (full URL, host/path, bare), slug, display name, aliases. A key
-    # shared by several institutions goes to the strongest kind, then the most papers.
+        pk=("institution_id", "researcher_id"),
+        indexes=("CREATE INDEX institution_researchers_top_idx ON {s}.institution_researchers (institution_id, papers DESC, researcher_id)",),
+        delete="institution_id IN {k_institution_exist} OR researcher_id IN {k_institution_researcher}",
+        passes=({"where": "x.institution_id IN {k_institution_exist}"},
+                {"where": "rm.researcher_id IN {k_institution_researcher}"}),
+    ),
+    # A key shared by several institutions goes to the strongest kind, then the most papers.
+    _Table(
+        "institution_routes",
+        f"""
+    SELECT DISTINCT ON (route_key) route_key, institution_id, kind FROM ({_INSTITUTION_ROUTE_KEYS.replace("{src}", "{s}.institutions")}
+    ) k
+    WHERE route_key <> '' AND {{where}}
+    ORDER BY route_key, prio, papers DESC, institution_id
+    """,
+        pk=("route_key",),
+        delete="route_key IN {k_institution_route}",
+        passes=({"where": "route_key IN {k_institution_route}"},),
+    ),
+)
+
+# Functions a full build creates before the tables that use them (institution_routes).
+_FUNCTIONS = [
     """
     CREATE FUNCTION {s}.route_key(text) RETURNS text
         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
         RETURN lower(regexp_replace(btrim(public.unaccent('public.unaccent'::regdictionary, $1)), '\\s+', ' ', 'g'))
     """,
-    """
-    CREATE TABLE {s}.institution_routes AS
-    SELECT DISTINCT ON (route_key) route_key, institution_id, kind FROM (
-        SELECT {s}.route_key(institution_id) AS route_key, institution_id, 'id' AS kind, 0 AS prio, papers
-        FROM {s}.institutions
-        UNION ALL SELECT {s}.route_key(slug), institution_id, 'slug', 1, papers FROM {s}.institutions
-        UNION ALL SELECT {s}.route_key(ror), institution_id, 'ror', 2, papers FROM {s}.institutions WHERE ror IS NOT NULL
-        UNION ALL SELECT {s}.route_key(regexp_replace(ror, '^https?://', '')), institution_id, 'ror', 2, papers
-                  FROM {s}.institutions WHERE ror IS NOT NULL
-        UNION ALL SELECT {s}.route_key(regexp_replace(ror, '^(https?://)?ror\\.org/', '')), institution_id, 'ror', 2, papers
-                  FROM {s}.institutions WHERE ror IS NOT NULL
-        UNION ALL SELECT {s}.route_key(display_name), institution_id, 'name', 3, papers
-                  FROM {s}.institutions WHERE display_name IS NOT NULL
-        UNION ALL SELECT {s}.route_key(a), institution_id, 'alias', 4, papers
-                  FROM {s}.institutions, unnest(aliases) AS a
-    ) k
-    WHERE route_key <> ''
-    ORDER BY route_key, prio, papers DESC, institution_id
-    """,
-    "ALTER TABLE {s}.institution_routes ADD PRIMARY KEY (route_key)",
-    # ---------------------------------------------------------------- views
+]
+
+_VIEWS = [
     f"""
     CREATE VIEW {{s}}.latest_papers AS
     SELECT arxiv_id, slug, title, authors, abstract, primary_category, categories, published, updated,
@@ -298,6 +400,66 @@ _BUILD = [
     JOIN {s}.researchers b ON b.normalized_name = a.normalized_name AND b.researcher_id <> a.researcher_id
     """,
 ]
+
+# Key sets of an incremental publish, in the order they are made (each just before the
+# first table that uses it, so a set may read the rows the tables before it changed:
+# _gone_<table> and _added_<table>). wove.serving_changes holds the keys of every write to
+# the core tables since the last publish (migration 0009). For each set, why it covers
+# every row that can differ:
+_CHANGED = "SELECT key FROM wove.serving_changes WHERE kind = ANY('{{{}}}'::text[])"
+_KEY_SETS: dict[str, tuple[str, str]] = {
+    # papers: its own row, authors, mentions, citations (S2, OpenAlex), topics; and every
+    # paper with a mention of a researcher whose row (name, existence) changed
+    "k_paper": ("text", _CHANGED.format("paper") + """
+        UNION SELECT rm.arxiv_id FROM wove.researcher_mentions rm
+        WHERE rm.researcher_id IN (SELECT key::bigint FROM wove.serving_changes WHERE kind = 'researcher')"""),
+    # researchers: their row, metrics, co-author count; and names/ROR of their institutions
+    "k_researcher": ("bigint", "SELECT key::bigint FROM (" + _CHANGED.format("researcher,researcher_metrics,coauthor")
+                     + ") c" + """
+        UNION SELECT m.researcher_id FROM wove.researcher_metrics m
+        WHERE EXISTS (SELECT 1 FROM wove.serving_changes c WHERE c.kind = 'institution')
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(m.institutions) e
+                      WHERE e ->> 'institution_id' IN (""" + _CHANGED.format("institution") + "))"),
+    # researcher_papers: mentions and papers by paper; a researcher row that appeared or went
+    "k_paper_raw": ("text", _CHANGED.format("paper")),
+    "k_researcher_exist": ("bigint", """
+        (SELECT researcher_id FROM _gone_researchers EXCEPT SELECT researcher_id FROM _added_researchers)
+        UNION (SELECT researcher_id FROM _added_researchers EXCEPT SELECT researcher_id FROM _gone_researchers)"""),
+    "k_paper_route": ("text", "SELECT route_key FROM ("
+                      + _PAPER_ROUTE_KEYS.replace("{src}", "_gone_papers") + " UNION ALL "
+                      + _PAPER_ROUTE_KEYS.replace("{src}", "_added_papers") + ") k"),
+    # co-author edges (both ends logged) and researchers that appeared or went
+    "k_coauthor": ("bigint", "SELECT key::bigint FROM (" + _CHANGED.format("coauthor") + ") c"
+                   " UNION SELECT key FROM _k_researcher_exist"),
+    # routes: an id resolves differently only if a node of its chain changed (its redirect
+    # row, or whether it is a live researcher). Where the old and the new chain part, the
+    # node's redirect changed, and that node is still on the new chain: so walking the
+    # current redirects back from the changed nodes finds every such id.
+    "k_route": ("bigint", """
+        WITH RECURSIVE back(id) AS (
+            SELECT key::bigint FROM wove.serving_changes WHERE kind = 'redirect'
+            UNION SELECT key FROM _k_researcher_exist
+            UNION SELECT rr.old_id FROM back JOIN wove.researcher_redirects rr ON rr.new_id = back.id)
+        SELECT id FROM back"""),
+    "k_institution": ("text", _CHANGED.format("institution,institution_metrics")),
+    "k_institution_exist": ("text", """
+        (SELECT institution_id FROM _gone_institutions EXCEPT SELECT institution_id FROM _added_institutions)
+        UNION (SELECT institution_id FROM _added_institutions EXCEPT SELECT institution_id FROM _gone_institutions)"""),
+    # institution_papers: the paper's metrics state (its institutions), its row (published)
+    "k_institution_paper": ("text", _CHANGED.format("paper,paper_state")),
+    # institution_researchers: researchers of changed mentions (before and after), those
+    # mentioned on papers whose authorships changed, those that appeared or went
+    "k_institution_researcher": ("bigint", "SELECT key::bigint FROM (" + _CHANGED.format("mention_researcher") + ") c"
+                                 """
+        UNION SELECT rm.researcher_id FROM wove.researcher_mentions rm
+        WHERE rm.arxiv_id IN (""" + _CHANGED.format("authorship") + """)
+        UNION SELECT key FROM _k_researcher_exist"""),
+    "k_institution_route": ("text", "SELECT route_key FROM ("
+                            + _INSTITUTION_ROUTE_KEYS.replace("{src}", "_gone_institutions").replace("{s}", SCHEMA)
+                            + " UNION ALL "
+                            + _INSTITUTION_ROUTE_KEYS.replace("{src}", "_added_institutions").replace("{s}", SCHEMA)
+                            + ") k"),
+}
 
 # The two wide tables get statistics on the columns pages and routes filter and sort on
 # only: sampling their text and JSON columns is most of a publish's ANALYZE time.
@@ -352,58 +514,227 @@ def _move_foreign_objects(conn: psycopg.Connection) -> list[str]:
     return moved
 
 
-def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | None = None,
-            drop_old: bool = True) -> dict[str, Any]:
-    """Build the serving schema and swap it in atomically; optionally export Parquet.
+_WHERE = re.compile(r"\{where[a-z_]*\}")
 
-    Returns {"publication_id", "published_at", "row_counts", "moved_functions", "export"}.
+
+def _render(statement: str, schema: str, filters: dict[str, str] | None = None) -> str:
+    """A definition's SQL for `schema`; key filters from `filters` ({where...} marker ->
+    predicate), every other marker `true` (all rows)."""
+    filters = filters or {}
+    text = _WHERE.sub(lambda m: "(" + filters.get(m.group(0)[1:-1], "true") + ")", statement)
+    for name in _KEY_SETS:
+        text = text.replace("{" + name + "}", f"(SELECT key FROM _{name})")
+    return text.replace("{s}", schema)
+
+
+def _definition_hash() -> str:
+    """Fingerprint of everything that shapes the serving rows: a change (new code) makes the
+    next publish a full rebuild."""
+    parts = [SCHEMA_VERSION, repr(_TABLES), repr(_FUNCTIONS), repr(_VIEWS), repr(_KEY_SETS), repr(_COMMENTS)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _lock_id(key: str) -> int:
+    # the same id as db.advisory_lock(conn, key), so the two kinds of lock exclude each other
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+
+
+def _params(statement: str, site_url: str) -> dict | None:
+    return {"site": site_url.rstrip("/")} if "%(site)s" in statement else None
+
+
+def build_tables(conn: psycopg.Connection, schema: str, site_url: str = "") -> None:
+    """Every serving table, function and view, built whole in a fresh `schema` (dropped
+    first if it exists). The full publish builds serving_build so; tests build a second
+    copy to compare an incremental publish with."""
+    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    for statement in _FUNCTIONS:
+        conn.execute(_render(statement, schema))
+    for t in _TABLES:
+        conn.execute(f"CREATE TABLE {schema}.{t.name} AS " + _render(t.select, schema), _params(t.select, site_url))
+        conn.execute(f"ALTER TABLE {schema}.{t.name} ADD PRIMARY KEY ({', '.join(t.pk)})")
+        for statement in t.indexes:
+            conn.execute(_render(statement, schema))
+    for statement in _VIEWS:
+        conn.execute(_render(statement, schema))
+
+
+def _build_full(conn: psycopg.Connection, site_url: str, published_at: dt.datetime, publication_id: int,
+                as_of: Any, metrics_at: Any) -> tuple[dict, list[str]]:
+    """Every table in a fresh serving_build, swapped in for serving (the caller's transaction)."""
+    s = BUILD_SCHEMA
+    build_tables(conn, s, site_url)
+    counts = {t.name: db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(_ident(s, t.name)))
+              for t in _TABLES}
+    conn.execute(sql.SQL(
+        "CREATE TABLE {} (publication_id bigint PRIMARY KEY, published_at timestamptz NOT NULL,"
+        " schema_version text NOT NULL, as_of date, metrics_computed_at timestamptz,"
+        " row_counts jsonb NOT NULL)").format(_ident(s, "publication")))
+    conn.execute(sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s)").format(_ident(s, "publication")),
+                 (publication_id, published_at, SCHEMA_VERSION, as_of, metrics_at, json.dumps(counts)))
+    for t, text in _COMMENTS.items():
+        conn.execute(sql.SQL("COMMENT ON TABLE {} IS {}").format(_ident(s, t), sql.Literal(text)))
+    for t in TABLES:
+        _analyze(conn, s, t)
+    conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(s), sql.Identifier(READER_ROLE)))
+    conn.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(
+        sql.Identifier(s), sql.Identifier(READER_ROLE)))
+    moved = _move_foreign_objects(conn)
+    old = f"{OLD_PREFIX}{publication_id}"
+    if db.fetch_value(conn, "SELECT 1 FROM pg_namespace WHERE nspname = %s", (SCHEMA,)):
+        conn.execute(sql.SQL("ALTER SCHEMA {} RENAME TO {}").format(sql.Identifier(SCHEMA), sql.Identifier(old)))
+    conn.execute(sql.SQL("ALTER SCHEMA {} RENAME TO {}").format(sql.Identifier(s), sql.Identifier(SCHEMA)))
+    counts["publication"] = 1
+    return counts, moved
+
+
+def _analyze(conn: psycopg.Connection, schema: str, table: str) -> None:
+    columns = sql.SQL(", ").join(map(sql.Identifier, _ANALYZE_ONLY.get(table, ())))
+    conn.execute(sql.SQL("ANALYZE {} ({})" if table in _ANALYZE_ONLY else "ANALYZE {}").format(
+        _ident(schema, table), columns))
+
+
+def _make_key_set(conn: psycopg.Connection, name: str) -> int:
+    kind, query = _KEY_SETS[name]
+    conn.execute(f"CREATE TEMP TABLE _{name} (key {kind} PRIMARY KEY) ON COMMIT DROP")
+    n = conn.execute(f"INSERT INTO _{name} SELECT DISTINCT k FROM ({query}) x(k) WHERE k IS NOT NULL").rowcount
+    conn.execute(f"ANALYZE _{name}")  # the planner then picks index look-ups for a few keys
+    return n
+
+
+def _key_sets_in(*texts: str) -> list[str]:
+    return [name for name in _KEY_SETS if any("{" + name + "}" in text for text in texts)]
+
+
+def _apply(conn: psycopg.Connection, t: _Table, site_url: str, sizes: dict[str, int]) -> tuple[int, int]:
+    """Replace the rows of serving.<t> that `t.delete` selects by the passes' rows, leaving
+    rows that come out identical alone. The rows deleted and inserted stay in
+    _gone_<t> / _added_<t> for the key sets of the tables after it. ``sizes``: rows of
+    each key set. Returns (deleted, inserted)."""
+    live, stage, gone, added = f"{SCHEMA}.{t.name}", f"_stage_{t.name}", f"_gone_{t.name}", f"_added_{t.name}"
+    for temp in (stage, gone, added):
+        conn.execute(f"CREATE TEMP TABLE {temp} (LIKE {live}) ON COMMIT DROP")
+    if not any(sizes[name] for name in _key_sets_in(t.delete)):
+        return 0, 0  # no key: nothing to rewrite
+    conn.execute(f"ALTER TABLE {stage} ADD PRIMARY KEY ({', '.join(t.pk)})")
+    for filters in t.passes:
+        if not any(sizes[name] for name in _key_sets_in(*filters.values())):
+            continue  # an empty key set selects no row (and may cost a scan to find that out)
+        conn.execute(f"INSERT INTO {stage} " + _render(t.select, SCHEMA, filters) + " ON CONFLICT DO NOTHING",
+                     _params(t.select, site_url))
+    conn.execute(f"ANALYZE {stage}")
+    same_key = " AND ".join(f"n.{c} = o.{c}" for c in t.pk)
+    deleted = conn.execute(
+        f"WITH d AS (DELETE FROM {live} o WHERE ({_render(t.delete, SCHEMA)})"
+        f" AND NOT EXISTS (SELECT 1 FROM {stage} n WHERE {same_key} AND ROW(n.*) IS NOT DISTINCT FROM ROW(o.*))"
+        f" RETURNING o.*) INSERT INTO {gone} SELECT * FROM d").rowcount
+    inserted = conn.execute(
+        f"WITH i AS (INSERT INTO {live} SELECT n.* FROM {stage} n"
+        f" WHERE NOT EXISTS (SELECT 1 FROM {live} o WHERE {same_key}) RETURNING *)"
+        f" INSERT INTO {added} SELECT * FROM i").rowcount
+    return deleted, inserted
+
+
+def _full_rebuild_reason(conn: psycopg.Connection, site_url: str, migration: int) -> str | None:
+    """Why this publish cannot be incremental, or None when it can."""
+    if not db.fetch_value(conn, "SELECT to_regclass('serving.publication') IS NOT NULL"):
+        return "no serving schema yet"
+    served = db.fetch_all(conn, "SELECT publication_id, schema_version FROM serving.publication")
+    last = db.fetch_all(conn, "SELECT * FROM wove.serving_publishes ORDER BY published_at DESC LIMIT 1")
+    if len(served) != 1 or not last or last[0]["publication_id"] != served[0]["publication_id"]:
+        return "the served publication has no record of how it was built"
+    if served[0]["schema_version"] != SCHEMA_VERSION or last[0]["definition"] != _definition_hash():
+        return "the serving definition changed"
+    if last[0]["site_url"] != site_url:
+        return "the site URL changed"
+    if last[0]["migration"] != migration:
+        return "migrations were applied since"
+    if db.fetch_value(conn, "SELECT 1 FROM wove.serving_changes WHERE kind = 'truncate' LIMIT 1"):
+        return "a core table was truncated"
+    return None
+
+
+def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | None = None,
+            drop_old: bool = True, full: bool = False, full_above: float = FULL_REBUILD_ABOVE) -> dict[str, Any]:
+    """Publish the serving schema from the core tables; optionally export Parquet.
+
+    Incremental when possible: the serving rows the logged changes reach are rewritten in
+    place, in one transaction (readers see the old or the new publication, never a mix).
+    A full rebuild (built in serving_build, swapped in) when ``full``, on the first
+    publish, when the definition, site URL or migrations changed, after a TRUNCATE of a
+    core table, or when more than ``full_above`` of the papers or researchers changed
+    (rebuilding is then cheaper). Both give the same rows.
+
+    Returns {"publication_id", "published_at", "mode", "reason", "row_counts",
+    "rows_written" ({table: {"deleted", "inserted"}}), "seconds_by_table" (incremental),
+    "moved_functions", "export"}.
     """
+    started = time.perf_counter()
     with db.connect(url, autocommit=True) as conn:
-        with conn.transaction():
-            # one snapshot of the core tables for every statement of the build
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            db.advisory_lock(conn, LOCK_KEY)
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(BUILD_SCHEMA)))
-            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(BUILD_SCHEMA)))
-            for statement in _BUILD:
-                params = {"site": site_url.rstrip("/")} if "%(site)s" in statement else None
-                conn.execute(statement.replace("{s}", BUILD_SCHEMA), params)
-            published_at = db.fetch_value(conn, "SELECT now()")
-            counts = {}
-            for t in TABLES:
-                if t == "publication":
-                    continue
-                counts[t] = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(_ident(BUILD_SCHEMA, t)))
-            as_of = db.fetch_value(conn, "SELECT max(oai_datestamp) FROM wove.papers")
-            metrics_at = db.fetch_value(conn, "SELECT max(started_at) FROM wove.metrics_runs")
-            publication_id = int(published_at.timestamp() * 1000)
-            conn.execute(sql.SQL(
-                "CREATE TABLE {} (publication_id bigint PRIMARY KEY, published_at timestamptz NOT NULL,"
-                " schema_version text NOT NULL, as_of date, metrics_computed_at timestamptz,"
-                " row_counts jsonb NOT NULL)").format(_ident(BUILD_SCHEMA, "publication")))
-            conn.execute(sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s)").format(
-                _ident(BUILD_SCHEMA, "publication")),
-                (publication_id, published_at, SCHEMA_VERSION, as_of, metrics_at, json.dumps(counts)))
-            counts["publication"] = 1
-            for t, text in _COMMENTS.items():
-                conn.execute(sql.SQL("COMMENT ON TABLE {} IS {}").format(_ident(BUILD_SCHEMA, t), sql.Literal(text)))
-            for t in TABLES:
-                columns = sql.SQL(", ").join(map(sql.Identifier, _ANALYZE_ONLY.get(t, ())))
-                conn.execute(sql.SQL("ANALYZE {} ({})" if t in _ANALYZE_ONLY else "ANALYZE {}").format(
-                    _ident(BUILD_SCHEMA, t), columns))
-            conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(
-                sql.Identifier(BUILD_SCHEMA), sql.Identifier(READER_ROLE)))
-            conn.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(
-                sql.Identifier(BUILD_SCHEMA), sql.Identifier(READER_ROLE)))
-            moved = _move_foreign_objects(conn)
-            old = f"{OLD_PREFIX}{publication_id}"
-            if db.fetch_value(conn, "SELECT 1 FROM pg_namespace WHERE nspname = %s", (SCHEMA,)):
-                conn.execute(sql.SQL("ALTER SCHEMA {} RENAME TO {}").format(sql.Identifier(SCHEMA), sql.Identifier(old)))
-            conn.execute(sql.SQL("ALTER SCHEMA {} RENAME TO {}").format(sql.Identifier(BUILD_SCHEMA), sql.Identifier(SCHEMA)))
+        # A session lock taken before the transaction: the snapshot then starts after the
+        # previous publish committed (an incremental publish edits the live rows).
+        conn.execute("SELECT pg_advisory_lock(%s)", (_lock_id(LOCK_KEY),))
+        try:
+            with conn.transaction():
+                # one snapshot of the core tables and of the change log for every statement
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                migration = db.fetch_value(conn, "SELECT max(version) FROM wove.schema_migrations")
+                reason = "requested" if full else _full_rebuild_reason(conn, site_url, migration)
+                published_at = db.fetch_value(conn, "SELECT now()")
+                publication_id = int(published_at.timestamp() * 1000)
+                as_of = db.fetch_value(conn, "SELECT max(oai_datestamp) FROM wove.papers")
+                metrics_at = db.fetch_value(conn, "SELECT max(started_at) FROM wove.metrics_runs")
+                written: dict[str, dict[str, int]] = {}
+                seconds: dict[str, float] = {}  # incremental: per table, its key sets included
+                moved: list[str] = []
+                if reason is None:
+                    counts = db.fetch_value(conn, "SELECT row_counts FROM serving.publication")
+                    made = {name: _make_key_set(conn, name) for name in ("k_paper", "k_researcher")}
+                    if made["k_paper"] > full_above * max(counts["papers"], 1) or \
+                            made["k_researcher"] > full_above * max(counts["researchers"], 1):
+                        reason = f"more than {full_above:.0%} of the papers or researchers changed"
+                if reason is None:
+                    for t in _TABLES:
+                        table_started = time.perf_counter()
+                        for name in _key_sets_in(t.delete, *(v for p in t.passes for v in p.values())):
+                            if name not in made:
+                                made[name] = _make_key_set(conn, name)
+                        deleted, inserted = _apply(conn, t, site_url, made)
+                        written[t.name] = {"deleted": deleted, "inserted": inserted}
+                        counts[t.name] += inserted - deleted
+                        # statistics only when a good part of the table moved (autovacuum
+                        # analyzes the rest in its own time)
+                        if deleted + inserted > 0.1 * max(counts[t.name], 1):
+                            _analyze(conn, SCHEMA, t.name)
+                        seconds[t.name] = round(time.perf_counter() - table_started, 3)
+                    conn.execute("UPDATE serving.publication SET publication_id = %s, published_at = %s, as_of = %s,"
+                                 " metrics_computed_at = %s, row_counts = %s",
+                                 (publication_id, published_at, as_of, metrics_at, json.dumps(counts)))
+                    counts["publication"] = 1
+                    mode = "incremental"
+                else:
+                    before = db.fetch_value(conn, "SELECT row_counts FROM serving.publication") \
+                        if db.fetch_value(conn, "SELECT to_regclass('serving.publication') IS NOT NULL") else None
+                    counts, moved = _build_full(conn, site_url, published_at, publication_id, as_of, metrics_at)
+                    # a rebuild replaces every row of every table
+                    written = {t.name: {"deleted": int((before or {}).get(t.name, 0)), "inserted": counts[t.name]}
+                               for t in _TABLES}
+                    mode = "full"
+                # the changes this publish has seen are in it (later ones are not visible here)
+                conn.execute("DELETE FROM wove.serving_changes")
+                conn.execute(
+                    "INSERT INTO wove.serving_publishes (publication_id, published_at, mode, reason, definition,"
+                    " site_url, migration, rows_written, seconds) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (publication_id, published_at, mode, reason, _definition_hash(), site_url, migration,
+                     json.dumps(written), time.perf_counter() - started))
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_lock_id(LOCK_KEY),))
         if drop_old:
             drop_old_schemas(conn)
-    result: dict[str, Any] = {"publication_id": publication_id, "published_at": published_at,
-                              "row_counts": counts, "moved_functions": moved, "export": None}
+    result: dict[str, Any] = {"publication_id": publication_id, "published_at": published_at, "mode": mode,
+                              "reason": reason, "row_counts": counts, "rows_written": written,
+                              "seconds_by_table": seconds, "moved_functions": moved, "export": None}
     if export_dir is not None:
         result["export"] = export_parquet(url, export_dir)
     return result

@@ -1,0 +1,41 @@
+"""The change log (migration 0009): every write to a table serving reads leaves its keys."""
+
+from __future__ import annotations
+
+from wove_pipeline.core import db
+
+from .world_db import load_papers, load_static
+
+
+def _log(conn) -> set[tuple[str, str]]:
+    return set(conn.execute("SELECT kind, key FROM wove.serving_changes").fetchall())
+
+
+def test_writes_are_logged_with_their_keys_before_and_after(database_url, small_world):
+    with db.connect(database_url, autocommit=True) as conn:
+        with conn.transaction():
+            load_static(conn, small_world)
+            load_papers(conn, small_world, small_world.papers[:5])
+        logged = _log(conn)
+        assert {("paper", p.arxiv_id) for p in small_world.papers[:5]} <= logged
+        assert any(kind == "mention_researcher" for kind, _ in logged)
+        conn.execute("DELETE FROM wove.serving_changes")
+        a, b = small_world.papers[0].arxiv_id, small_world.papers[1].arxiv_id
+        # a change in an ignored column alone logs nothing; a real change logs old and new keys
+        conn.execute("UPDATE wove.researchers SET mention_count = mention_count + 1, updated_at = now()")
+        assert _log(conn) == set()
+        rid, pos = conn.execute("SELECT researcher_id, position FROM wove.researcher_mentions"
+                                " WHERE arxiv_id = %s ORDER BY position LIMIT 1", (a,)).fetchone()
+        other = conn.execute("SELECT max(researcher_id) FROM wove.researchers").fetchone()[0]
+        conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s WHERE arxiv_id = %s AND position = %s",
+                     (other, a, pos))
+        assert _log(conn) == {("paper", a), ("mention_researcher", str(rid)), ("mention_researcher", str(other))}
+        conn.execute("DELETE FROM wove.serving_changes")
+        conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count WHERE arxiv_id = %s", (b,))
+        assert _log(conn) == set()  # rewritten, unchanged
+        conn.execute("DELETE FROM wove.papers WHERE arxiv_id = %s", (b,))  # cascades to paper_authors
+        assert ("paper", b) in _log(conn)
+        conn.execute("DELETE FROM wove.serving_changes")
+        conn.execute("INSERT INTO wove.researcher_redirects (old_id, new_id, reason) VALUES (5, 6, 'merge')")
+        conn.execute("TRUNCATE wove.institution_metrics")
+        assert _log(conn) == {("redirect", "5"), ("redirect", "6"), ("truncate", "institution_metrics")}
