@@ -62,6 +62,7 @@ def researcher_metrics(context: dg.AssetExecutionContext, config: MetricsConfig,
             "researchers_recomputed": run.researchers_recomputed,
             "institutions_recomputed": run.institutions_recomputed,
             "seconds": round(run.seconds, 3),
+            "phase_seconds": dg.MetadataValue.json({k: round(v, 3) for k, v in run.phases.items()}),
         }
     )
 
