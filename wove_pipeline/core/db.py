@@ -47,14 +47,28 @@ def qualified(name: str) -> sql.Identifier:
     return sql.Identifier(*name.split("."))
 
 
+def _lock_id(key: str) -> int:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+
+
 def advisory_lock(conn: psycopg.Connection, key: str) -> None:
     """Serialize writers of the same key (e.g. one asset partition) until the transaction ends.
 
     Two runs of the same partition at once then write one after the other, so the second
     simply rewrites the same rows instead of racing the first.
     """
-    digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (digest,))
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_id(key),))
+
+
+@contextlib.contextmanager
+def session_lock(conn: psycopg.Connection, key: str) -> Iterator[None]:
+    """The same lock as advisory_lock (the two exclude each other), held by the session
+    around transactions: one that must start its snapshot after the holder committed."""
+    conn.execute("SELECT pg_advisory_lock(%s)", (_lock_id(key),))
+    try:
+        yield
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_lock_id(key),))
 
 
 def copy_rows(conn: psycopg.Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:

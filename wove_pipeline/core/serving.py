@@ -534,11 +534,6 @@ def _definition_hash() -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def _lock_id(key: str) -> int:
-    # the same id as db.advisory_lock(conn, key), so the two kinds of lock exclude each other
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
-
-
 def _params(statement: str, site_url: str) -> dict | None:
     return {"site": site_url.rstrip("/")} if "%(site)s" in statement else None
 
@@ -674,8 +669,7 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
     with db.connect(url, autocommit=True) as conn:
         # A session lock taken before the transaction: the snapshot then starts after the
         # previous publish committed (an incremental publish edits the live rows).
-        conn.execute("SELECT pg_advisory_lock(%s)", (_lock_id(LOCK_KEY),))
-        try:
+        with db.session_lock(conn, LOCK_KEY):
             with conn.transaction():
                 # one snapshot of the core tables and of the change log for every statement
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
@@ -728,8 +722,6 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
                     " site_url, migration, rows_written, seconds) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (publication_id, published_at, mode, reason, _definition_hash(), site_url, migration,
                      json.dumps(written), time.perf_counter() - started))
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (_lock_id(LOCK_KEY),))
         if drop_old:
             drop_old_schemas(conn)
     result: dict[str, Any] = {"publication_id": publication_id, "published_at": published_at, "mode": mode,
