@@ -161,3 +161,26 @@ def test_big_blocks_are_sub_blocked():
         full = {names[m] for m in members} - {"P."}
         assert len(full) <= 1  # Peng and Ping never share a cluster
     assert set(a.clusters) == {m.mention_id for m in ms}
+
+
+def _sigterm_is_default(_):
+    import signal
+
+    return signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_forked_workers_end_even_when_the_parent_catches_sigterm():
+    """A Dagster run catches SIGTERM and forked workers inherit the handler: a pool that
+    ends them with SIGTERM could wait forever (seen in a daily publish). Workers get the
+    default disposition back and are let finish on their own."""
+    import multiprocessing
+    import signal
+
+    from wove_pipeline.core.matching.cluster import _fork_map
+
+    previous = signal.signal(signal.SIGTERM, lambda *a: None)
+    try:
+        assert _fork_map(_sigterm_is_default, [0, 1, 2], 2) == [True, True, True]
+        assert multiprocessing.active_children() == []
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -419,9 +419,27 @@ def _worker(task_ids: list[int]):
     return idx, run.labels[idx], links, dict(run.stats), run.next_label
 
 
-def _run_parallel(run: "_Run", tasks: list[list[np.ndarray]], workers: int) -> None:
+def _fork_map(fn, shares: list, workers: int) -> list:
+    """fn over shares in forked worker processes (they see the parent's state as it is)."""
     import multiprocessing as mp
 
+    with mp.get_context("fork").Pool(workers, initializer=_default_signals) as pool:
+        results = pool.map(fn, shares, chunksize=1)
+        # Let the workers finish on their own: the pool's exit terminates them with SIGTERM,
+        # which a handler the parent had (Dagster's run sets one) would catch and ignore.
+        pool.close()
+        pool.join()
+    return results
+
+
+def _default_signals() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _run_parallel(run: "_Run", tasks: list[list[np.ndarray]], workers: int) -> None:
     global _FORK_RUN, _FORK_TASKS
     # balance by estimated cost (sum of squared block sizes), biggest first
     cost = [sum(min(len(b), run.cfg.max_block) * len(b) for b in t) for t in tasks]
@@ -434,9 +452,7 @@ def _run_parallel(run: "_Run", tasks: list[list[np.ndarray]], workers: int) -> N
         load[k] += cost[i]
     _FORK_RUN, _FORK_TASKS = run, tasks
     try:
-        ctx = mp.get_context("fork")
-        with ctx.Pool(workers) as pool:
-            results = pool.map(_worker, [s for s in shares if s], chunksize=1)
+        results = _fork_map(_worker, [s for s in shares if s], workers)
     finally:
         _FORK_RUN, _FORK_TASKS = None, []
     for idx, labs, links, stats, n_labels in results:
@@ -482,8 +498,6 @@ def _run_assign_calls(run: "_Run", calls: list[_AssignCall], n_new: int) -> None
         for c in calls:
             run.assign(c.old, c.new, c.names(run.data))
         return
-    import multiprocessing as mp
-
     global _FORK_RUN, _FORK_CALLS
     cost = [len(c.new) * (len(c.old) + len(c.new)) for c in calls]
     shares: list[list[int]] = [[] for _ in range(workers * 4)]
@@ -494,8 +508,7 @@ def _run_assign_calls(run: "_Run", calls: list[_AssignCall], n_new: int) -> None
         load[k] += cost[i]
     _FORK_RUN, _FORK_CALLS = run, calls
     try:
-        with mp.get_context("fork").Pool(workers) as pool:
-            results = pool.map(_assign_worker, [s for s in shares if s], chunksize=1)
+        results = _fork_map(_assign_worker, [s for s in shares if s], workers)
     finally:
         _FORK_RUN, _FORK_CALLS = None, []
     first = base = run.next_label
