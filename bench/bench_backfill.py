@@ -156,26 +156,34 @@ def stage_seconds(fig: dict) -> dict[str, float]:
 
 HOT_SPOTS = """### Hot spots and what changed (2026-11-30)
 
-- **Fixed before the year was measured**: the sandbox's OpenAlex filters scanned the whole world per
-  request (now they start from the ids, DOIs or author they name), and a year through the API needs
-  more OpenAlex list calls than a free key's $1 a day: the first 300k attempt of this session ran out
-  of budget after ~250k papers (by design the rest stays pending for the next days' runs). The year is
-  measured with a $5/day key on both sides (`--openalex-budget-usd`); the snapshot path
-  (`wove_pipeline.core.bulk`) needs no API budget at all.
-- **The backfill's one publish is a full `match_all`**, flat per mention where measured (bench_matching:
-  1M mentions in ~6 min). Above `max_block` (2,000) blocks are sub-blocked and the rest is assigned
-  block by block, so the sandbox's few, large name blocks (~2,900 initial+surname blocks for the
-  whole year: ~165 people behind each, far more than arXiv's long tail of surnames) make matching
-  the stage that grows fastest here; the figures are pessimistic for it.
-- **Daily publish is proportional to the day** (measured in "Realistic day end to end"; the
-  backfill's single publish is a full match and a full metrics recompute): matching loads the
-  changed papers (found by one SQL fingerprint query), their name blocks and those blocks'
-  researchers, not every author position (a test checks it writes exactly what a run over every
-  position writes); metrics move co-author edges and institution figures by difference and read
-  each affected researcher's mentions once.
-- **Still O(archive) per publish**: the serving schema is rebuilt whole and swapped in (simple and
-  atomic; ~3 min at 300k synthetic papers in bench_serving). An incremental publish (rewrite the
-  changed rows in place, in one transaction) is the next step for daily freshness at scale.
+- **Full metrics recompute was quadratic** (the first metrics run of a database: the year's one
+  publish). The external-author lookup was a LATERAL (S2 UNION ALL OpenAlex) per linked id; the
+  planner put a Memoize on it that was reset on every row (0 hits), each reset clearing a cache sized
+  by the estimated rows: 433 of 499 s on a 300k database. Plain joins per source: 61.8 s on the same
+  database (rolled-back reproductions), and the year's publish above.
+- **Enrichment parsed every response twice** (once to validate it, once to derive rows from the raw
+  file); a fetch now derives its rows from the records its validation parsed (a rebuild from the raw
+  layer still parses the files, and a test checks it gives the same tables).
+- **The bench held the sandbox world in the pipeline's process**: every full garbage collection walked
+  its millions of objects during allocation-heavy steps, and its HTTP threads shared the pipeline's
+  GIL. The upstreams now answer from a forked process (as remote ones would) and the bench lets go of
+  its copy; their CPU seconds are reported apart.
+- **Serving publish is incremental** (migration 0009: statement-level triggers log the keys every
+  write to a table serving reads; a publish rewrites only the rows those keys reach, in one
+  transaction; a full rebuild on the first publish, after a TRUNCATE, a definition change or when
+  more than 20% of papers or researchers changed). The backfill's one publish is a full rebuild; the
+  day after is where the incremental publish shows (table above).
+- **The daily matching loads every member of each name block a day touches.** The sandbox world has
+  few, large initial+surname blocks (~2,900 for the year, ~165 people behind each, far more than
+  arXiv's long tail of surnames), so a day touches most of them and the day's matching reads most of
+  the archive's positions (the "loaded positions" column above): the part of a daily publish that
+  still grows with the archive. Keeping per-researcher profiles (names, co-authors, text) instead of
+  re-reading their mentions would make it proportional to the day.
+- **The backfill's one publish is a full `match_all`** (blocks above `max_block`, 2,000, are
+  sub-blocked, the work spread over forked workers); it is the largest part of the publish.
+- **OpenAlex budget**: a year through the API needs more list calls than a free key's $1 a day (the
+  rest would stay pending for the next days' runs, tested); the year runs with a $5/day key on both
+  sides (`--openalex-budget-usd`); the snapshot path (`wove_pipeline.core.bulk`) needs no API budget.
 """
 
 

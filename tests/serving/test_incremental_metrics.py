@@ -19,7 +19,7 @@ import pytest
 
 from wove_pipeline.core import db, metrics
 
-from .world_db import load_papers, load_static
+from .world_db import load_papers, load_static, papers_by_day
 
 NO_OVERLAP = dt.timedelta(0)  # detection must rest on the timestamps alone
 
@@ -175,10 +175,8 @@ def _random_updates(conn, rng: random.Random, day: dt.date, next_id: list[int]) 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_incremental_equals_full_recompute_after_random_days(database_url, small_world, seed):
     rng = random.Random(seed)
-    by_day = collections.defaultdict(list)
-    for p in small_world.papers:
-        by_day[p.datestamp].append(p)
-    days = sorted(by_day)
+    by_day = papers_by_day(small_world)
+    days = list(by_day)
     known: set[int] = set()
     next_id = [900_000]
     runs = []

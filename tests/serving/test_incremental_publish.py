@@ -13,7 +13,6 @@ to a full build of the same snapshot.
 
 from __future__ import annotations
 
-import collections
 import random
 import threading
 
@@ -24,7 +23,7 @@ from psycopg import sql
 from wove_pipeline.core import db, metrics, serving
 
 from .test_incremental_metrics import NO_OVERLAP, _random_updates
-from .world_db import load_papers, load_static
+from .world_db import load_papers, load_static, papers_by_day
 
 CHECK = "serving_check"
 PKS = {t.name: t.pk for t in serving._TABLES}
@@ -110,10 +109,8 @@ def _merge_two(conn, rng: random.Random) -> None:
 @pytest.mark.parametrize("seed", [3, 4])
 def test_incremental_publish_equals_full_rebuild_after_random_days(database_url, small_world, seed):
     rng = random.Random(seed)
-    by_day = collections.defaultdict(list)
-    for p in small_world.papers:
-        by_day[p.datestamp].append(p)
-    days = sorted(by_day)
+    by_day = papers_by_day(small_world)
+    days = list(by_day)
     known: set[int] = set()
     next_id = [900_000]
     site = "https://wove.example"

@@ -128,6 +128,14 @@ def load_papers(conn, world, papers, *, fetched: dt.datetime = FETCHED, research
     return {researcher_id(pid) for pid in new}
 
 
+def papers_by_day(world) -> dict:
+    """The world's papers grouped by OAI datestamp, days in order."""
+    by_day: dict = {}
+    for p in sorted(world.papers, key=lambda p: p.datestamp):
+        by_day.setdefault(p.datestamp, []).append(p)
+    return by_day
+
+
 def load_world(url: str, world) -> None:
     with db.transaction(url) as conn:
         load_static(conn, world)

@@ -419,6 +419,18 @@ def _worker(task_ids: list[int]):
     return idx, run.labels[idx], links, dict(run.stats), run.next_label
 
 
+def _balanced_shares(cost: list[int], workers: int) -> list[list[int]]:
+    """Indexes of the items in about 4 shares per worker of even total cost (biggest first,
+    each to the lightest share), so one slow share does not hold the others up."""
+    shares: list[list[int]] = [[] for _ in range(workers * 4)]
+    load = [0] * len(shares)
+    for i in sorted(range(len(cost)), key=lambda i: -cost[i]):
+        k = load.index(min(load))
+        shares[k].append(i)
+        load[k] += cost[i]
+    return [s for s in shares if s]
+
+
 def _fork_map(fn, shares: list, workers: int) -> list:
     """fn over shares in forked worker processes (they see the parent's state as it is)."""
     import multiprocessing as mp
@@ -441,18 +453,11 @@ def _default_signals() -> None:
 
 def _run_parallel(run: "_Run", tasks: list[list[np.ndarray]], workers: int) -> None:
     global _FORK_RUN, _FORK_TASKS
-    # balance by estimated cost (sum of squared block sizes), biggest first
-    cost = [sum(min(len(b), run.cfg.max_block) * len(b) for b in t) for t in tasks]
-    order = sorted(range(len(tasks)), key=lambda i: -cost[i])
-    shares: list[list[int]] = [[] for _ in range(workers * 4)]
-    load = [0] * len(shares)
-    for i in order:
-        k = load.index(min(load))
-        shares[k].append(i)
-        load[k] += cost[i]
+    # cost estimate: sum of squared block sizes
+    shares = _balanced_shares([sum(min(len(b), run.cfg.max_block) * len(b) for b in t) for t in tasks], workers)
     _FORK_RUN, _FORK_TASKS = run, tasks
     try:
-        results = _fork_map(_worker, [s for s in shares if s], workers)
+        results = _fork_map(_worker, shares, workers)
     finally:
         _FORK_RUN, _FORK_TASKS = None, []
     for idx, labs, links, stats, n_labels in results:
@@ -499,16 +504,10 @@ def _run_assign_calls(run: "_Run", calls: list[_AssignCall], n_new: int) -> None
             run.assign(c.old, c.new, c.names(run.data))
         return
     global _FORK_RUN, _FORK_CALLS
-    cost = [len(c.new) * (len(c.old) + len(c.new)) for c in calls]
-    shares: list[list[int]] = [[] for _ in range(workers * 4)]
-    load = [0] * len(shares)
-    for i in sorted(range(len(calls)), key=lambda i: -cost[i]):
-        k = load.index(min(load))
-        shares[k].append(i)
-        load[k] += cost[i]
+    shares = _balanced_shares([len(c.new) * (len(c.old) + len(c.new)) for c in calls], workers)
     _FORK_RUN, _FORK_CALLS = run, calls
     try:
-        results = _fork_map(_assign_worker, [s for s in shares if s], workers)
+        results = _fork_map(_assign_worker, shares, workers)
     finally:
         _FORK_RUN, _FORK_CALLS = None, []
     first = base = run.next_label
