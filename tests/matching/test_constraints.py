@@ -180,7 +180,7 @@ def test_forked_workers_end_even_when_the_parent_catches_sigterm():
 
     previous = signal.signal(signal.SIGTERM, lambda *a: None)
     try:
-        assert _fork_map(_sigterm_is_default, [0, 1, 2], 2) == [True, True, True]
+        assert _fork_map(_sigterm_is_default, [0, 1, 2], 2, None, []) == [True, True, True]
         assert multiprocessing.active_children() == []
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -399,8 +399,9 @@ def _run_blocks(run: "_Run", blocks: list[np.ndarray]) -> None:
     _run_parallel(run, tasks, workers)
 
 
+# What forked workers read (set by _fork_map around the pool): the run and its work items.
 _FORK_RUN: "_Run | None" = None
-_FORK_TASKS: list = []
+_FORK_ITEMS: list = []
 
 
 def _worker(task_ids: list[int]):
@@ -412,8 +413,8 @@ def _worker(task_ids: list[int]):
     run.next_label = 0
     touched = []
     for t in task_ids:
-        _run_task(run, _FORK_TASKS[t])
-        touched.append(np.concatenate(_FORK_TASKS[t]))
+        _run_task(run, _FORK_ITEMS[t])
+        touched.append(np.concatenate(_FORK_ITEMS[t]))
     idx = np.concatenate(touched) if touched else np.zeros(0, dtype=np.int64)
     links = [(mid, l.outcome, l.score, l.partner, l.evidence) for mid, l in run.links.items()]
     return idx, run.labels[idx], links, dict(run.stats), run.next_label
@@ -431,16 +432,22 @@ def _balanced_shares(cost: list[int], workers: int) -> list[list[int]]:
     return [s for s in shares if s]
 
 
-def _fork_map(fn, shares: list, workers: int) -> list:
-    """fn over shares in forked worker processes (they see the parent's state as it is)."""
+def _fork_map(fn, shares: list, workers: int, run: "_Run", items: list) -> list:
+    """fn over shares (lists of indexes into items) in forked worker processes, which read
+    run and items as the parent holds them."""
     import multiprocessing as mp
 
-    with mp.get_context("fork").Pool(workers, initializer=_default_signals) as pool:
-        results = pool.map(fn, shares, chunksize=1)
-        # Let the workers finish on their own: the pool's exit terminates them with SIGTERM,
-        # which a handler the parent had (Dagster's run sets one) would catch and ignore.
-        pool.close()
-        pool.join()
+    global _FORK_RUN, _FORK_ITEMS
+    _FORK_RUN, _FORK_ITEMS = run, items
+    try:
+        with mp.get_context("fork").Pool(workers, initializer=_default_signals) as pool:
+            results = pool.map(fn, shares, chunksize=1)
+            # Let the workers finish on their own: the pool's exit terminates them with SIGTERM,
+            # which a handler the parent had (Dagster's run sets one) would catch and ignore.
+            pool.close()
+            pool.join()
+    finally:
+        _FORK_RUN, _FORK_ITEMS = None, []
     return results
 
 
@@ -452,14 +459,9 @@ def _default_signals() -> None:
 
 
 def _run_parallel(run: "_Run", tasks: list[list[np.ndarray]], workers: int) -> None:
-    global _FORK_RUN, _FORK_TASKS
     # cost estimate: sum of squared block sizes
     shares = _balanced_shares([sum(min(len(b), run.cfg.max_block) * len(b) for b in t) for t in tasks], workers)
-    _FORK_RUN, _FORK_TASKS = run, tasks
-    try:
-        results = _fork_map(_worker, shares, workers)
-    finally:
-        _FORK_RUN, _FORK_TASKS = None, []
+    results = _fork_map(_worker, shares, workers, run, tasks)
     for idx, labs, links, stats, n_labels in results:
         base = run.next_label
         run.labels[idx] = labs + base
@@ -490,7 +492,6 @@ class _AssignCall:
 
 # Below this many new mentions forking workers costs more than it saves.
 PARALLEL_ASSIGN_MIN_NEW = 2_000
-_FORK_CALLS: list[_AssignCall] = []
 
 
 def _run_assign_calls(run: "_Run", calls: list[_AssignCall], n_new: int) -> None:
@@ -503,13 +504,8 @@ def _run_assign_calls(run: "_Run", calls: list[_AssignCall], n_new: int) -> None
         for c in calls:
             run.assign(c.old, c.new, c.names(run.data))
         return
-    global _FORK_RUN, _FORK_CALLS
     shares = _balanced_shares([len(c.new) * (len(c.old) + len(c.new)) for c in calls], workers)
-    _FORK_RUN, _FORK_CALLS = run, calls
-    try:
-        results = _fork_map(_assign_worker, shares, workers)
-    finally:
-        _FORK_RUN, _FORK_CALLS = None, []
+    results = _fork_map(_assign_worker, shares, workers, run, calls)
     first = base = run.next_label
     for idx, labs, links, stats, n_labels in results:
         run.labels[idx] = np.where(labs >= first, labs - first + base, labs)  # the worker's new clusters
@@ -528,9 +524,9 @@ def _assign_worker(call_ids: list[int]):
     run.links = {}
     run.stats.clear()
     for c in call_ids:
-        call = _FORK_CALLS[c]
+        call = _FORK_ITEMS[c]
         run.assign(call.old, call.new, call.names(run.data))
-    idx = np.concatenate([_FORK_CALLS[c].new for c in call_ids])
+    idx = np.concatenate([_FORK_ITEMS[c].new for c in call_ids])
     links = [(mid, l.outcome, l.score, l.partner, l.evidence) for mid, l in run.links.items()]
     return idx, run.labels[idx], links, dict(run.stats), run.next_label - first
 
