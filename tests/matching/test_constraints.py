@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -113,9 +114,12 @@ def test_parallel_workers_give_the_same_partition():
     assert all(b.links[m].cluster == c for m, c in b.clusters.items())
 
 
-def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch):
+@pytest.mark.parametrize("split", ["last_day", "mostly_new"])
+def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch, split):
     """assign_incremental spread over forked workers makes the same decisions with the same
-    evidence as in one process; only new clusters' labels are numbered differently."""
+    evidence as in one process; only new clusters' labels are numbered differently.
+    "mostly_new" makes every share open new clusters, and each worker process runs several
+    shares in turn: their new clusters must not share labels (they once did)."""
     import multiprocessing
 
     from wove_pipeline.core.matching import MatchConfig, cluster
@@ -124,9 +128,13 @@ def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch):
     from wove_pipeline.sandbox.generator import generate_world
 
     ms, _ = world_mentions(generate_world(seed=3, papers_per_day=40, days=3))
-    last_day = max(m.sort_date[0] for m in ms)
-    old = [m for m in ms if m.sort_date[0] < last_day]
-    new = [m for m in ms if m.sort_date[0] == last_day]
+    if split == "last_day":
+        last_day = max(m.sort_date[0] for m in ms)
+        old = [m for m in ms if m.sort_date[0] < last_day]
+        new = [m for m in ms if m.sort_date[0] == last_day]
+    else:
+        ms = sorted(ms, key=lambda m: m.sort_date)
+        old, new = ms[: len(ms) // 2], ms[len(ms) // 2:]
     assert len(new) > 50 and len(old) > 100
     base = match_all(old)
     one = assign_incremental(old, base.clusters, new, config=MatchConfig(batch_size=100))
@@ -138,6 +146,7 @@ def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch):
     two = assign_incremental(old, base.clusters, new, config=MatchConfig(workers=2, batch_size=100))
     assert forks == ["fork"]
 
+    assert len(set(one.clusters.values())) == len(set(two.clusters.values()))
     assert b3(one.clusters, two.clusters).f1 == 1.0
     assert {m: two.clusters[m] for m in base.clusters} == base.clusters  # existing mentions never move
     for m in new:

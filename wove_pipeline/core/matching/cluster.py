@@ -506,9 +506,11 @@ def _run_assign_calls(run: "_Run", calls: list[_AssignCall], n_new: int) -> None
         return
     shares = _balanced_shares([len(c.new) * (len(c.old) + len(c.new)) for c in calls], workers)
     results = _fork_map(_assign_worker, shares, workers, run, calls)
-    first = base = run.next_label
-    for idx, labs, links, stats, n_labels in results:
-        run.labels[idx] = np.where(labs >= first, labs - first + base, labs)  # the worker's new clusters
+    base = run.next_label
+    for idx, labs, links, stats, worker_first, n_labels in results:
+        # the share's new clusters, numbered from where its worker process stood (a process
+        # runs several shares in turn), move to a range of their own
+        run.labels[idx] = np.where(labs >= worker_first, labs - worker_first + base, labs)
         base += n_labels
         for mid, oc, sc, partner, ev in links:
             run.links[mid] = Link(mid, -1, oc, sc, partner, ev)  # cluster set by the caller
@@ -528,7 +530,7 @@ def _assign_worker(call_ids: list[int]):
         run.assign(call.old, call.new, call.names(run.data))
     idx = np.concatenate([_FORK_ITEMS[c].new for c in call_ids])
     links = [(mid, l.outcome, l.score, l.partner, l.evidence) for mid, l in run.links.items()]
-    return idx, run.labels[idx], links, dict(run.stats), run.next_label - first
+    return idx, run.labels[idx], links, dict(run.stats), first, run.next_label - first
 
 
 # --------------------------------------------------------------------------- public API
