@@ -38,16 +38,21 @@ from wove_pipeline.core.matching.names import make_name, normalize_text
 from wove_pipeline.core.matching.overrides import Overrides
 from wove_pipeline.core.matching.sandbox_eval import MAX_COAUTHORS
 
+# Author positions, and their papers' fields once per paper (a paper's title and abstract
+# on every position's row were most of what a large load transferred).
 MENTIONS_SQL = """
 SELECT pa.arxiv_id, pa.position, pa.keyname, pa.forenames, pa.suffix, pa.affiliations,
-       p.published, p.categories, p.title, p.abstract, p.journal_ref,
        au.s2_author_id, au.s2_confidence, au.openalex_author_id, au.openalex_confidence,
        au.orcid, au.institution_ids, au.raw_affiliations
 FROM wove.paper_authors pa
-JOIN wove.papers p USING (arxiv_id)
 LEFT JOIN wove.authorships au USING (arxiv_id, position)
 {where}
 ORDER BY pa.arxiv_id, pa.position
+"""
+MENTION_PAPERS_SQL = """
+SELECT p.arxiv_id, p.published, p.categories, p.title, p.abstract, p.journal_ref
+FROM wove.papers p
+{where}
 """
 
 # Everything the evidence hash reads, as stored: a paper whose fingerprint equals the one
@@ -113,23 +118,32 @@ _EVIDENCE_JSON = json.JSONEncoder(default=str).encode
 def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None) -> tuple[list[Mention], dict[str, str]]:
     """Every author position (of these papers) as a Mention, and a hash of each paper's
     author evidence."""
-    # plain tuples in MENTIONS_SQL's column order: a dict per row was a tenth of a day's matching
+    # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
     if arxiv_ids is None:
         rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
+        papers = conn.execute(MENTION_PAPERS_SQL.format(where="")).fetchall()
     else:
-        rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (list(arxiv_ids),)).fetchall()
+        ids = list(arxiv_ids)
+        rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (ids,)).fetchall()
+        papers = conn.execute(MENTION_PAPERS_SQL.format(where="WHERE p.arxiv_id = ANY(%s)"), (ids,)).fetchall()
+    paper_fields = {r[0]: r[1:] for r in papers}
     by_paper: dict[str, list[tuple]] = defaultdict(list)
     for row in rows:
         by_paper[row[0]].append(row)
     mentions: list[Mention] = []
     evidence_hash: dict[str, str] = {}
     for arxiv_id, paper_rows in by_paper.items():
+        if arxiv_id not in paper_fields:
+            continue  # positions of a paper that is gone (the inner join of one query did this)
+        published, categories, title, abstract, journal_ref = paper_fields[arxiv_id]
+        text = f"{title}\n{abstract or ''}"
+        categories = list(categories or [])
         keys = [make_name(r[3], None, r[2]).block for r in paper_rows]
         big = len(paper_rows) > MAX_COAUTHORS  # giant collaborations carry no per-person co-author signal
         digest = hashlib.sha256()
-        for k, (_, position, keyname, forenames, suffix, affiliations, published, categories, title, abstract,
-                journal_ref, s2_author_id, s2_confidence, openalex_author_id, openalex_confidence, orcid,
-                institution_ids, raw_affiliations) in enumerate(paper_rows):
+        for k, (_, position, keyname, forenames, suffix, affiliations, s2_author_id, s2_confidence,
+                openalex_author_id, openalex_confidence, orcid, institution_ids,
+                raw_affiliations) in enumerate(paper_rows):
             s2_ok = (s2_confidence or 0) >= MIN_ALIGNMENT_CONFIDENCE
             oa_ok = (openalex_confidence or 0) >= MIN_ALIGNMENT_CONFIDENCE
             confidences = [c for c, ok in ((s2_confidence, s2_ok), (openalex_confidence, oa_ok)) if ok]
@@ -146,8 +160,8 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None) 
                 orcid=normalize_orcid(orcid) if oa_ok else None,
                 institution_ids=list(institution_ids or []) if oa_ok else [],
                 coauthor_keys=[] if big else [x for j, x in enumerate(keys) if j != k],
-                categories=list(categories or []),
-                text=f"{title}\n{abstract or ''}",
+                categories=list(categories),
+                text=text,
                 year=published.year if published else None,
                 published=published,
                 venue=journal_ref,
