@@ -115,9 +115,11 @@ def _split_mention_id(mid: str) -> tuple[str, int]:
 _EVIDENCE_JSON = json.JSONEncoder(default=str).encode
 
 
-def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None) -> tuple[list[Mention], dict[str, str]]:
+def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, *,
+                  hash_evidence: bool = True) -> tuple[list[Mention], dict[str, str | None]]:
     """Every author position (of these papers) as a Mention, and a hash of each paper's
-    author evidence."""
+    author evidence (None for every paper with ``hash_evidence=False``: papers whose input
+    fingerprint says their evidence did not move)."""
     # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
     if arxiv_ids is None:
         rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
@@ -131,7 +133,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None) 
     for row in rows:
         by_paper[row[0]].append(row)
     mentions: list[Mention] = []
-    evidence_hash: dict[str, str] = {}
+    evidence_hash: dict[str, str | None] = {}
     for arxiv_id, paper_rows in by_paper.items():
         if arxiv_id not in paper_fields:
             continue  # positions of a paper that is gone (the inner join of one query did this)
@@ -169,10 +171,11 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None) 
                 alignment_confidence=min(confidences) if confidences else None,
             )
             mentions.append(m)
-            digest.update(_EVIDENCE_JSON(
-                [m.position, m.first, m.last, m.suffix, m.affiliations, m.s2_author_id, m.openalex_author_id,
-                 m.orcid, m.institution_ids, m.categories]).encode())
-        evidence_hash[arxiv_id] = digest.hexdigest()
+            if hash_evidence:
+                digest.update(_EVIDENCE_JSON(
+                    [m.position, m.first, m.last, m.suffix, m.affiliations, m.s2_author_id, m.openalex_author_id,
+                     m.orcid, m.institution_ids, m.categories]).encode())
+        evidence_hash[arxiv_id] = digest.hexdigest() if hash_evidence else None
     return mentions, evidence_hash
 
 
@@ -253,7 +256,7 @@ def _links_have_blocks(conn: psycopg.Connection) -> bool:
 
 
 def _load_scoped(conn: psycopg.Connection, inputs: dict[str, str],
-                 overrides: Overrides) -> tuple[list[Mention], dict[str, str], list[str]]:
+                 overrides: Overrides) -> tuple[list[Mention], dict[str, str | None], list[str]]:
     """What an incremental run reads: the papers whose inputs moved (and those of override
     pairs the current links break), every paper with a position in a name block their
     positions fall in, and every paper of the researchers in those blocks. The assignment
@@ -274,7 +277,8 @@ def _load_scoped(conn: psycopg.Connection, inputs: dict[str, str],
         SELECT DISTINCT rm.arxiv_id FROM wove.researcher_mentions rm JOIN r USING (researcher_id)
         WHERE rm.arxiv_id <> ALL(%(seeds)s)
         ORDER BY 1""", {"blocks": sorted({m.block for m in mentions}), "seeds": seeds_sorted})]
-    more, more_evidence = load_mentions(conn, rest)
+    # the rest are not in `inputs`: their evidence is what their last match hashed
+    more, more_evidence = load_mentions(conn, rest, hash_evidence=False)
     return mentions + more, {**evidence, **more_evidence}, seeds_sorted + rest
 
 
@@ -299,7 +303,7 @@ def match_researchers(
               " WHERE (%(all)s OR arxiv_id = ANY(%(ids)s))"
               " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)",
         {"all": papers is None, "ids": papers or []})}
-    changed_papers = {p for p, h in evidence.items() if state.get(p) != h}
+    changed_papers = {p for p, h in evidence.items() if h is not None and state.get(p) != h}
     previous = {
         mention_id(r["arxiv_id"], r["position"]): r["researcher_id"]
         for r in db.fetch_all(conn, "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"
