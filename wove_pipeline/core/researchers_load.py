@@ -297,18 +297,19 @@ def match_researchers(
     else:
         (mentions, evidence), papers = load_mentions(conn), None
     by_id = {m.mention_id: m for m in mentions}
-    # matching_state rows of the loaded papers, and of papers that left the corpus
-    state = {r["arxiv_id"]: r["content"] for r in db.fetch_all(
-        conn, "SELECT arxiv_id, content FROM wove.matching_state ms"
-              " WHERE (%(all)s OR arxiv_id = ANY(%(ids)s))"
-              " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)",
-        {"all": papers is None, "ids": papers or []})}
+    # matching_state rows of the papers whose evidence was hashed, and of papers that left
+    # the corpus (plain tuples below: these read a row per loaded paper or position)
+    state = dict(conn.execute(
+        "SELECT arxiv_id, content FROM wove.matching_state ms"
+        " WHERE (%(all)s OR arxiv_id = ANY(%(ids)s))"
+        " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)",
+        {"all": papers is None, "ids": [p for p, h in evidence.items() if h is not None]}).fetchall())
     changed_papers = {p for p, h in evidence.items() if h is not None and state.get(p) != h}
     previous = {
-        mention_id(r["arxiv_id"], r["position"]): r["researcher_id"]
-        for r in db.fetch_all(conn, "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"
-                                    " WHERE %(all)s OR arxiv_id = ANY(%(ids)s)",
-                              {"all": papers is None, "ids": papers or []})
+        mention_id(arxiv_id, position): researcher_id
+        for arxiv_id, position, researcher_id in conn.execute(
+            "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE %(all)s OR arxiv_id = ANY(%(ids)s)",
+            {"all": papers is None, "ids": papers or []})
     }
     redirects = {
         r["old_id"]: Redirect(r["old_id"], r["new_id"], r["reason"], r["redirected_at"])
