@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -110,6 +111,7 @@ _GRADE_CODES = {"incompatible": 0, "initials": 1, "partial": 2, "full_nick": 3, 
 _ACRO_SKIP = frozenset("of the and for at in de la le der und di del des du y e a an".split())
 
 
+@lru_cache(maxsize=200_000)  # a lab's string repeats on every paper of its members
 def affiliation_tokens(raw: str) -> str:
     """Normalized affiliation text plus the acronym of each comma-separated part.
 
