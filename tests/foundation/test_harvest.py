@@ -111,6 +111,55 @@ def test_a_newer_version_updates_the_row_and_an_older_day_never_rolls_it_back(pi
     client.close()
 
 
+def test_a_revision_rewrites_only_the_author_positions_that_changed(pipeline_env, small_world):
+    """Re-harvested papers keep the author rows (and so the researcher links hanging off
+    them) that the new version repeats; changed and removed positions lose theirs, and only
+    the paper whose authors changed is matched again."""
+    import dataclasses
+
+    from wove_pipeline.core import researchers_load
+
+    url = pipeline_env["WOVE_DATABASE_URL"]
+    store = RawStore(pipeline_env["WOVE_DATA_DIR"])
+    client = ArxivOaiClient(pipeline_env["ARXIV_OAI_URL"], min_interval_s=0)
+    day = _busiest_day(small_world)
+    papers_load.harvest_day(client, store, day)
+    client.close()
+    parsed = papers_load.parse_day(store, day)
+    with psycopg.connect(url) as conn, conn.transaction():
+        papers_load.load_day(conn, day, parsed)
+        assert researchers_load.match_researchers(conn).mode == "full"
+    kept, edited = [p for p in parsed.papers if len(p.authors) >= 3][:2]
+
+    def links(arxiv_id):
+        with psycopg.connect(url) as conn:
+            return conn.execute("SELECT position, researcher_id, matched_at FROM wove.researcher_mentions"
+                                " WHERE arxiv_id = %s ORDER BY position", (arxiv_id,)).fetchall()
+
+    kept_links, edited_links = links(kept.arxiv_id), links(edited.arxiv_id)
+    # The next day: one revision with the same authors (new title), one whose second author
+    # is someone else and whose last author left.
+    later = day + dt.timedelta(days=1)
+    other = dataclasses.replace(edited.authors[1], keyname="Quennell", forenames="Zebedee")
+    revised = [dataclasses.replace(kept, oai_datestamp=later, title="A revised title"),
+               dataclasses.replace(edited, oai_datestamp=later,
+                                   authors=(edited.authors[0], other, *edited.authors[2:-1]))]
+    with psycopg.connect(url) as conn, conn.transaction():
+        summary = papers_load.load_day(conn, later, papers_load.ParsedDay(papers=revised))
+    assert summary.authors_written == len(kept.authors) + len(edited.authors) - 1
+
+    assert links(kept.arxiv_id) == kept_links
+    assert links(edited.arxiv_id) == [edited_links[0], *edited_links[2:-1]]
+    authors = _rows(url, f"SELECT position, keyname, forenames FROM wove.paper_authors"
+                         f" WHERE arxiv_id = '{edited.arxiv_id}' ORDER BY position")
+    assert authors == [(i, a.keyname, a.forenames) for i, a in enumerate(revised[1].authors)]
+
+    with psycopg.connect(url) as conn, conn.transaction():
+        rematch = researchers_load.match_researchers(conn)
+    assert rematch.mode == "incremental" and rematch.new_mentions == len(revised[1].authors)
+    assert links(kept.arxiv_id) == kept_links
+
+
 def test_a_bad_record_is_quarantined_and_the_rest_of_the_day_lands(pipeline_env, small_world, tmp_path):
     url = pipeline_env["WOVE_DATABASE_URL"]
     store = RawStore(pipeline_env["WOVE_DATA_DIR"])

@@ -128,3 +128,46 @@ def upsert_rows(
         ).format(table=qualified(table), cols=cols, keys=keys, staging=sql.Identifier(staging), action=action)
     )
     return n
+
+
+def replace_rows(
+    conn: psycopg.Connection,
+    table: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    key: Sequence[str],
+    scope: tuple[str, Sequence[Any]],
+) -> tuple[int, int]:
+    """Make the rows of `table` whose `scope` column (name, values) is in values equal to
+    `rows`, leaving identical rows untouched: COPY into a temporary table, delete the rows
+    in scope that no new row repeats, insert the new rows whose key is free.
+
+    Rows that stay keep what hangs off them (rows referencing them with ON DELETE CASCADE,
+    for one); a delete-all-then-COPY would drop and rewrite those too. Returns (deleted,
+    inserted)."""
+    staging = f"replace_{table.replace('.', '_')}"
+    conn.execute(
+        sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (LIKE {}) ON COMMIT DROP").format(
+            sql.Identifier(staging), qualified(table)
+        )
+    )
+    conn.execute(sql.SQL("TRUNCATE {}").format(sql.Identifier(staging)))
+    copy_rows(conn, staging, columns, rows)
+    conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(staging)))
+
+    def row(alias: str) -> sql.Composable:
+        return sql.SQL("ROW({})").format(sql.SQL(", ").join(sql.Identifier(alias, c) for c in columns))
+
+    same_key = sql.SQL(" AND ").join(sql.SQL("{} = {}").format(sql.Identifier("s", c), sql.Identifier("t", c))
+                                     for c in key)
+    fmt = {"table": qualified(table), "staging": sql.Identifier(staging), "same_key": same_key,
+           "scope": sql.Identifier("t", scope[0]), "cols": sql.SQL(", ").join(map(sql.Identifier, columns)),
+           "t_row": row("t"), "s_row": row("s")}
+    deleted = conn.execute(sql.SQL(
+        "DELETE FROM {table} t WHERE {scope} = ANY(%s) AND NOT EXISTS"
+        " (SELECT 1 FROM {staging} s WHERE {same_key} AND {s_row} IS NOT DISTINCT FROM {t_row})").format(**fmt),
+        (list(scope[1]),)).rowcount
+    inserted = conn.execute(sql.SQL(
+        "INSERT INTO {table} ({cols}) SELECT {cols} FROM {staging} s"
+        " WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE {same_key})").format(**fmt)).rowcount
+    return deleted, inserted

@@ -62,7 +62,7 @@ class LoadSummary:
     day: dt.date
     papers_written: int
     papers_skipped_older: int
-    authors_written: int
+    authors_written: int  # author positions of the papers now at this day's version
     quarantined: int
     new_papers: int  # first version submitted on this day or the day before (announcement lag)
 
@@ -141,14 +141,17 @@ def load_day(conn: psycopg.Connection, day: dt.date, parsed: ParsedDay) -> LoadS
             "SELECT arxiv_id FROM wove.papers WHERE arxiv_id = ANY(%s) AND oai_datestamp = %s", (ids, day)
         )
     }
-    conn.execute("DELETE FROM wove.paper_authors WHERE arxiv_id = ANY(%s)", (list(current),))
-    author_rows = (
+    author_rows = [
         (r["arxiv_id"], i, a["keyname"], a.get("forenames"), a.get("suffix"), a.get("affiliations") or [],
          bool(a.get("is_collaboration")))
         for r in rows if r["arxiv_id"] in current
         for i, a in enumerate(r["authors"])
-    )
-    authors_written = db.copy_rows(conn, "wove.paper_authors", AUTHOR_COLUMNS, author_rows)
+    ]
+    # Only positions that changed are rewritten: a revision that keeps its authors keeps
+    # their researcher links (researcher_mentions cascades from paper_authors), so the
+    # matcher does not re-decide them.
+    db.replace_rows(conn, "wove.paper_authors", AUTHOR_COLUMNS, author_rows, key=("arxiv_id", "position"),
+                    scope=("arxiv_id", sorted(current)))
     conn.execute("DELETE FROM wove.quarantine WHERE source = %s AND partition_key = %s", (SOURCE, partition))
     db.copy_rows(
         conn, "wove.quarantine", ("source", "partition_key", "record_key", "reason", "payload"),
@@ -159,7 +162,7 @@ def load_day(conn: psycopg.Connection, day: dt.date, parsed: ParsedDay) -> LoadS
         day=day,
         papers_written=len(current),
         papers_skipped_older=len(ids) - len(current),
-        authors_written=authors_written,
+        authors_written=len(author_rows),
         quarantined=len(parsed.quarantined),
         new_papers=new_papers,
     )
