@@ -6,7 +6,9 @@ on the real recorded samples:
 
 * a sample cut down to the selected fields parses to the same records as the full sample;
 * the root keys the parser asks for (recorded, on the sample and on the sample with every
-  field null, which takes the fallback branches) are the selected fields, no more, no fewer.
+  field null, which takes the fallback branches) are the selected fields, no more, no fewer,
+  but for the location fields, which it reads only for a work whose DOI is not arXiv's,
+  never the case for a work the client fetches.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from wove_pipeline.core.openalex_parser import (
     AUTHOR_FIELDS,
     INSTITUTION_FIELDS,
     WORK_FIELDS,
+    WORK_FIELDS_NOT_SELECTED,
     parse_author,
     parse_authors_page,
     parse_institution,
@@ -85,4 +88,16 @@ def test_parser_reads_exactly_the_selected_fields(load_json, name, fields, parse
         parse_one(probe)
         read |= probe.read
     assert "id" in fields and len(set(fields)) == len(fields)
+    if fields is WORK_FIELDS:
+        assert set(WORK_FIELDS_NOT_SELECTED) <= read
+        read -= set(WORK_FIELDS_NOT_SELECTED)
     assert read - NOT_SELECTABLE == set(fields)
+
+
+def test_a_work_with_an_arxiv_doi_never_reads_its_locations(load_json):
+    """What the client fetches: works found by their arXiv DOI (or their singletons)."""
+    work = dict(load_json(SAMPLES[0][0])["results"][0], doi="https://doi.org/10.48550/arxiv.2401.00001")
+    probe = _Reads(work)
+    assert parse_work(probe).arxiv_id == "2401.00001"
+    assert not probe.read & set(WORK_FIELDS_NOT_SELECTED)
+    assert parse_work(_select(work, WORK_FIELDS)) == parse_work(work)

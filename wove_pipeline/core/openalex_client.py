@@ -19,7 +19,7 @@ answer. Here:
   and never part of the `request` string kept in the raw layer;
 - every call, list or singleton, asks only for the root-level fields the parser reads
   (`select=`, the *_FIELDS tuples beside the parser): fewer bytes on the network and less
-  JSON to decode (the real 2026 samples keep 67% of a work, 47% of an author, 3% of an
+  JSON to decode (the real 2026 samples keep 48% of a work, 47% of an author, 3% of an
   institution). research/upstream.md §3 records that `select` takes root-level fields
   only (docs `select-fields.md`); that it applies to singletons and to filtered,
   cursor-paged lists alike, and that an unknown field is a 400, is how the OpenAlex docs
