@@ -6,10 +6,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import httpx
 import pytest
 
 from wove_pipeline.core.http import UpstreamError
-from wove_pipeline.core.openalex_client import BudgetExhausted, OpenAlexBudget
+from wove_pipeline.core.openalex_client import SELECT, BudgetExhausted, OpenAlexBudget
+from wove_pipeline.core.openalex_parser import AUTHOR_FIELDS, INSTITUTION_FIELDS, WORK_FIELDS
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.server import FaultPlan, SandboxServer
@@ -133,3 +135,35 @@ def test_wrong_s2_key_is_an_error_not_retried(small_world):
     assert err.value.status == 403
     assert "wrong-key-123" not in str(err.value)
     assert endpoint.calls["POST /paper/batch"] == 1
+
+
+def test_openalex_every_call_selects_the_fields_the_parser_reads(late, small_world):
+    """List calls, the singleton of a truncated work, the 301 of a merged author and the 404
+    of an unknown institution all carry `select=`; what comes back holds those fields only."""
+    collab = next(p.arxiv_id for p in small_world.papers if p.openalex and len(p.openalex.authorships) > 100)
+    works = [collab] + _known(small_world, "openalex")[:60]
+    retired = sorted(old for old in small_world.openalex_redirects if old.startswith("A"))[0]
+    authors = [retired] + sorted(small_world.openalex_authors)[:10]
+    institutions = sorted(small_world.institutions)[:5] + ["I1"]  # I1: unknown, a singleton's 404
+    sent: list[httpx.URL] = []
+    with openalex_client(late) as client:
+        # Every request httpx sends, redirects and retries included (the HTTP layer's own client).
+        client.http._client.event_hooks["request"].append(lambda request: sent.append(request.url))
+        fetched = [*client.works_by_arxiv_ids(works), *client.authors_by_ids(authors),
+                   *client.institutions_by_ids(institutions)]
+    assert {f.kind for f in fetched} == {"works_filter", "work_singleton", "authors_filter", "author_singleton",
+                                         "institutions_filter"}
+    paths = [url.path.removeprefix("/openalex") for url in sent]
+    assert {p.count("/") for p in paths} == {1, 2}  # lists and singletons
+    assert sum(p.startswith("/authors/") for p in paths) == 2  # the retired id, then its survivor
+    assert "/institutions/I1" in paths
+    for url, path in zip(sent, paths):
+        assert url.params.get_list("select") == [SELECT[path.split("/")[1]]], url
+    fields = {"works": WORK_FIELDS, "authors": AUTHOR_FIELDS, "institutions": INSTITUTION_FIELDS}
+    for f in fetched:
+        request = json.loads(f.request)  # as kept in the raw layer
+        entity = request["path"].split("/")[1]
+        assert request["params"]["select"] == SELECT[entity]
+        body = json.loads(f.body)
+        for record in body.get("results", [body]):
+            assert set(record) <= set(fields[entity]), f.kind

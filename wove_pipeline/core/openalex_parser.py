@@ -24,6 +24,10 @@ from .tex import try_normalize_arxiv_id
 
 __all__ = [
     "OpenAlexParseError",
+    "WORK_FIELDS",
+    "WORK_FIELDS_NOT_SELECTED",
+    "AUTHOR_FIELDS",
+    "INSTITUTION_FIELDS",
     "OpenAlexInstitutionRef",
     "OpenAlexAuthorship",
     "OpenAlexTopic",
@@ -47,6 +51,48 @@ __all__ = [
 
 class OpenAlexParseError(ValueError):
     """The payload does not have the shape the OpenAlex API documents."""
+
+
+# ----------------------------------------------------------------------------------------
+# the root-level fields each parser below reads
+#
+# The client asks OpenAlex for these only (`select=`), and the raw layer keeps what came
+# back, so a field the parser reads but these lists miss is silently None, now and in every
+# rebuild from raw. Reading a new root field means adding it here (and refetching if the
+# old raw responses should have it); tests/parsers/test_openalex_select.py parses the real
+# samples cut down to these fields and fails when one is missing.
+# `select` takes root-level fields only, and OpenAlex rejects unknown ones with a 400, so
+# deprecated fields the parsers still accept from old raw files (`last_known_institution`)
+# are not listed.
+
+WORK_FIELDS = (
+    "id", "doi",  # doi: how a result is matched to the arXiv id asked for
+    "title", "display_name", "publication_date", "publication_year", "type", "language",
+    "cited_by_count", "counts_by_year", "updated_date",
+    # The flag sends a truncated work to a singleton. It is in no recorded sample (none is
+    # truncated): were the real API to refuse it in select, every works call would be a
+    # 400, loud, where leaving it out would cut author lists at 100 without a word.
+    "authorships", "is_authors_truncated",
+    "primary_topic", "topics", "abstract_inverted_index", "referenced_works",
+)
+# Read by parse_work but not asked of the API: they give the arXiv id of a work whose DOI
+# is not arXiv's (a snapshot work merged with its published version). Every work the
+# client gets answers a filter on its arXiv DOI, or is such a work's singleton, so the DOI
+# gives the id and these are never read; they are a fifth of the real 2026 sample work
+# and a third of a sandbox work.
+WORK_FIELDS_NOT_SELECTED = ("locations", "primary_location", "best_oa_location")
+AUTHOR_FIELDS = (
+    "id", "display_name", "display_name_alternatives",
+    "orcid", "ids",  # ids.orcid: the top-level orcid can be null alone
+    "works_count", "cited_by_count", "summary_stats",
+    "last_known_institutions", "affiliations", "updated_date",
+)
+INSTITUTION_FIELDS = (
+    "id", "display_name", "display_name_acronyms", "display_name_alternatives",
+    "ror", "ids",  # ids.ror: fallback for the top-level ror
+    "country_code", "geo",  # geo.country_code: fallback; geo.city
+    "type", "lineage", "homepage_url", "works_count", "cited_by_count",
+)
 
 
 # ----------------------------------------------------------------------------------------
@@ -351,6 +397,7 @@ def parse_work(payload: Any) -> OpenAlexWorkRecord:
     return OpenAlexWorkRecord(
         work_id=work_id,
         doi=doi,
+        # locations only for a DOI that is not arXiv's: never for the API's works (WORK_FIELDS_NOT_SELECTED)
         arxiv_id=_arxiv_from_doi(doi) or _arxiv_from_locations(d, what),
         title=_opt_str(d, "title", what) or _opt_str(d, "display_name", what),
         publication_date=_date(_opt_str(d, "publication_date", what)),

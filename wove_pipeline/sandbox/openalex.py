@@ -31,10 +31,12 @@ LIST_AUTHORSHIPS_MAX = 100  # list responses cut authorships here and flag it
 ALLOWED_PARAMS = {"filter", "per_page", "per-page", "page", "cursor", "select", "api_key", "mailto"}
 
 # Root-level keys of each entity, in the order of the 2026 samples (select= accepts only these).
+# `is_authors_truncated` is in no sample (none is truncated), but it is a root-level key of a
+# truncated list result, so select takes it like the others.
 WORK_KEYS = [
     "id", "doi", "title", "display_name", "publication_year", "publication_date", "ids",
     "language", "primary_location", "type", "indexed_in", "open_access", "authorships",
-    "institutions", "countries_distinct_count", "institutions_distinct_count",
+    "is_authors_truncated", "institutions", "countries_distinct_count", "institutions_distinct_count",
     "corresponding_author_ids", "corresponding_institution_ids", "apc_list", "apc_paid", "fwci",
     "has_fulltext", "cited_by_count", "citation_normalized_percentile",
     "cited_by_percentile_year", "biblio", "is_retracted", "is_paratext", "is_xpac",
