@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from psycopg.types.json import Jsonb
 
 from wove_pipeline.core import db
+from wove_pipeline.core.gc_pause import gc_paused
 from wove_pipeline.core.openalex_client import BudgetExhausted, OpenAlexClient
 from wove_pipeline.core.openalex_parser import (
     OpenAlexAuthorRecord,
@@ -580,11 +581,13 @@ class FetchSummary:
         return self.found / self.asked if self.asked else 1.0
 
 
+@gc_paused()  # every response is decoded and parsed into records as it arrives
 def _collect(batches: Iterator, fetched: list[Fetch]) -> None:
     for b in batches:
         fetched.append((b.kind, b.request, b.body, (b.records, b.bad)))
 
 
+@gc_paused()
 def _finish(database_url: str, store: RawStore, source: str, label: str,
             fetched: list[Fetch], lock: str) -> tuple[str | None, Derived]:
     """Keep what was fetched (even when the fetch failed half-way) and derive from it: from

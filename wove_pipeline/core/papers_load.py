@@ -15,6 +15,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from wove_pipeline.core import db
+from wove_pipeline.core.gc_pause import gc_paused
 from wove_pipeline.core.arxiv_client import METADATA_PREFIXES, ArxivOaiClient
 from wove_pipeline.core.arxiv_parser import (
     merge_paper,
@@ -80,6 +81,7 @@ def harvest_day(client: ArxivOaiClient, store: RawStore, day: dt.date) -> Harves
     return HarvestSummary(day=day, pages=len(responses), records=records, raw_file=path)
 
 
+@gc_paused()
 def parse_day(store: RawStore, day: dt.date) -> ParsedDay:
     """Papers of one day from the newest raw file; bad records go to quarantine, never lost."""
     table = store.read_latest(SOURCE, day.isoformat())

@@ -31,6 +31,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from wove_pipeline.core import db
+from wove_pipeline.core.gc_pause import gc_paused
 from wove_pipeline.core.matching.cluster import Assignment, MatchConfig, assign_incremental, match_all
 from wove_pipeline.core.matching.identity import Redirect, assign_ids
 from wove_pipeline.core.matching.mentions import Mention, normalize_orcid
@@ -282,6 +283,7 @@ def _load_scoped(conn: psycopg.Connection, inputs: dict[str, str],
     return mentions + more, {**evidence, **more_evidence}, seeds_sorted + rest
 
 
+@gc_paused()  # a scoped load at scale builds a million mentions
 def match_researchers(
     conn: psycopg.Connection, *, full: bool = False, config: MatchConfig | None = None,
     now: dt.datetime | None = None,
