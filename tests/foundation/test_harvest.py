@@ -35,6 +35,16 @@ def _busiest_day(world):
     return max(counts, key=lambda d: (counts[d], d))
 
 
+def _harvest_busiest_day(env, world) -> tuple[str, RawStore, dt.date]:
+    """The world's busiest day harvested into the raw store (not loaded): url, store, day."""
+    store = RawStore(env["WOVE_DATA_DIR"])
+    client = ArxivOaiClient(env["ARXIV_OAI_URL"], min_interval_s=0)
+    day = _busiest_day(world)
+    papers_load.harvest_day(client, store, day)
+    client.close()
+    return env["WOVE_DATABASE_URL"], store, day
+
+
 def test_materializing_a_day_loads_every_record_of_that_day(pipeline_env, small_world):
     day = _busiest_day(small_world)
     result = dg.materialize([arxiv_records, papers], partition_key=day.isoformat(), resources=_resources(pipeline_env))
@@ -119,12 +129,7 @@ def test_a_revision_rewrites_only_the_author_positions_that_changed(pipeline_env
 
     from wove_pipeline.core import researchers_load
 
-    url = pipeline_env["WOVE_DATABASE_URL"]
-    store = RawStore(pipeline_env["WOVE_DATA_DIR"])
-    client = ArxivOaiClient(pipeline_env["ARXIV_OAI_URL"], min_interval_s=0)
-    day = _busiest_day(small_world)
-    papers_load.harvest_day(client, store, day)
-    client.close()
+    url, store, day = _harvest_busiest_day(pipeline_env, small_world)
     parsed = papers_load.parse_day(store, day)
     with psycopg.connect(url) as conn, conn.transaction():
         papers_load.load_day(conn, day, parsed)
@@ -161,12 +166,7 @@ def test_a_revision_rewrites_only_the_author_positions_that_changed(pipeline_env
 
 
 def test_a_bad_record_is_quarantined_and_the_rest_of_the_day_lands(pipeline_env, small_world, tmp_path):
-    url = pipeline_env["WOVE_DATABASE_URL"]
-    store = RawStore(pipeline_env["WOVE_DATA_DIR"])
-    client = ArxivOaiClient(pipeline_env["ARXIV_OAI_URL"], min_interval_s=0)
-    day = _busiest_day(small_world)
-    papers_load.harvest_day(client, store, day)
-    client.close()
+    url, store, day = _harvest_busiest_day(pipeline_env, small_world)
     # Corrupt one record's title element in the stored arXiv-format page (a real-world broken record).
     table = store.read_latest("arxiv", day.isoformat())
     bodies = table.column("body").to_pylist()
