@@ -163,9 +163,11 @@ _TABLES = (
             "CREATE INDEX papers_published_idx ON {s}.papers (published DESC, arxiv_id DESC)",
         ),
         delete="arxiv_id IN {k_paper}",
-        passes=({"where": "p.arxiv_id IN {k_paper}", "where_authors": "pa.arxiv_id IN {k_paper}",
+        # = ANY(ARRAY(<key set>)): index look-ups into paper_authors and researcher_mentions
+        # for a day's keys (an IN (SELECT ...) was planned as a scan of all of either)
+        passes=({"where": "p.arxiv_id IN {k_paper}", "where_authors": "pa.arxiv_id = ANY(ARRAY{k_paper})",
                  "where_slugs": "rs.researcher_id IN (SELECT m.researcher_id FROM wove.researcher_mentions m"
-                                " WHERE m.arxiv_id IN {k_paper})"},),
+                                " WHERE m.arxiv_id = ANY(ARRAY{k_paper}))"},),
     ),
     _Table(
         "paper_routes",
