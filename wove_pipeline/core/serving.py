@@ -120,6 +120,26 @@ _TABLES = (
     _Table(
         "papers",
         f"""
+    -- each paper's author list, built once: MATERIALIZED keeps it out of the parallel part
+    -- of the plan below (a plain subquery could sit under a non-parallel Hash below the
+    -- Gather, every worker then building all of it)
+    WITH al AS MATERIALIZED (
+        SELECT pa.arxiv_id,
+               jsonb_agg(jsonb_build_object(
+                   'position', pa.position,
+                   'name', CASE WHEN pa.is_collaboration THEN pa.keyname
+                                ELSE concat_ws(' ', pa.forenames, pa.keyname, pa.suffix) END,
+                   'researcher_id', rm.researcher_id, 'researcher_slug', r.slug)
+                         ORDER BY pa.position) AS author_list
+        FROM wove.paper_authors pa
+        LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
+        -- a researcher's slug once per researcher, not once per author position naming them
+        -- (OFFSET 0 keeps it computed in the subquery)
+        LEFT JOIN (SELECT rs.researcher_id, rs.researcher_id || '-' || wove.name_slug(rs.display_name) AS slug
+                   FROM wove.researchers rs WHERE {{where_slugs}} OFFSET 0) r ON r.researcher_id = rm.researcher_id
+        WHERE {{where_authors}}
+        GROUP BY pa.arxiv_id
+    )
     SELECT p.arxiv_id, p.slug, p.title, p.title_tex, p.abstract, p.abstract_tex,
            p.authors_display AS authors,
            coalesce(al.author_list, '[]'::jsonb) AS author_list,
@@ -134,22 +154,7 @@ _TABLES = (
     FROM wove.papers p
     LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = p.arxiv_id
     LEFT JOIN wove.openalex_works o ON o.arxiv_id = p.arxiv_id
-    LEFT JOIN (
-        SELECT pa.arxiv_id,
-               jsonb_agg(jsonb_build_object(
-                   'position', pa.position,
-                   'name', CASE WHEN pa.is_collaboration THEN pa.keyname
-                                ELSE concat_ws(' ', pa.forenames, pa.keyname, pa.suffix) END,
-                   'researcher_id', rm.researcher_id,
-                   'researcher_slug', CASE WHEN r.researcher_id IS NOT NULL
-                                           THEN r.researcher_id || '-' || wove.name_slug(r.display_name) END)
-                         ORDER BY pa.position) AS author_list
-        FROM wove.paper_authors pa
-        LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
-        LEFT JOIN wove.researchers r ON r.researcher_id = rm.researcher_id
-        WHERE {{where_authors}}
-        GROUP BY pa.arxiv_id
-    ) al ON al.arxiv_id = p.arxiv_id
+    LEFT JOIN al ON al.arxiv_id = p.arxiv_id
     WHERE {{where}}
     """,
         pk=("arxiv_id",),
@@ -158,7 +163,11 @@ _TABLES = (
             "CREATE INDEX papers_published_idx ON {s}.papers (published DESC, arxiv_id DESC)",
         ),
         delete="arxiv_id IN {k_paper}",
-        passes=({"where": "p.arxiv_id IN {k_paper}", "where_authors": "pa.arxiv_id IN {k_paper}"},),
+        # = ANY(ARRAY(<key set>)): index look-ups into paper_authors and researcher_mentions
+        # for a day's keys (an IN (SELECT ...) was planned as a scan of all of either)
+        passes=({"where": "p.arxiv_id IN {k_paper}", "where_authors": "pa.arxiv_id = ANY(ARRAY{k_paper})",
+                 "where_slugs": "rs.researcher_id IN (SELECT m.researcher_id FROM wove.researcher_mentions m"
+                                " WHERE m.arxiv_id = ANY(ARRAY{k_paper}))"},),
     ),
     _Table(
         "paper_routes",
@@ -215,37 +224,60 @@ _TABLES = (
                m.position_first, m.position_middle, m.position_last,
                m.position_papers_considered, m.position_papers_total,
                m.categories AS fields,
-               coalesce((
-                   SELECT jsonb_agg(jsonb_build_object(
-                              'institution_id', x.institution_id, 'name', i.display_name, 'ror', i.ror,
-                              'slug', x.institution_id || '-' || coalesce(wove.name_slug(i.display_name), ''),
-                              'first_year', x.first_year, 'last_year', x.last_year, 'papers', x.papers, 'years', x.years)
-                          ORDER BY x.first_year, x.last_year, x.institution_id)
-                   FROM jsonb_to_recordset(m.institutions)
-                        AS x(institution_id text, first_year int, last_year int, papers int, years int[])
-                   LEFT JOIN wove.institutions i ON i.institution_id = x.institution_id
-               ), '[]'::jsonb) AS institutions,
+               coalesce(inst.institutions, '[]'::jsonb) AS institutions,
                r.s2_author_ids, r.openalex_author_ids,
-               ARRAY(SELECT label FROM (VALUES
-                        (1, 'Semantic Scholar', cardinality(r.s2_author_ids) > 0
-                                                OR m.ext_records @> '[{"source": "s2"}]'),
-                        (2, 'OpenAlex', cardinality(r.openalex_author_ids) > 0
-                                        OR m.ext_records @> '[{"source": "openalex"}]'),
-                        (3, 'ORCID', r.orcid IS NOT NULL)) v(k, label, present)
-                     WHERE present ORDER BY k) AS identity_sources,
+               -- the sources present, in this order (an expression: a VALUES subquery per row cost more)
+               array_remove(ARRAY[
+                   CASE WHEN cardinality(r.s2_author_ids) > 0 OR m.ext_records @> '[{"source": "s2"}]'
+                        THEN 'Semantic Scholar' END,
+                   CASE WHEN cardinality(r.openalex_author_ids) > 0 OR m.ext_records @> '[{"source": "openalex"}]'
+                        THEN 'OpenAlex' END,
+                   CASE WHEN r.orcid IS NOT NULL THEN 'ORCID' END], NULL) AS identity_sources,
                m.ext_records AS external_records,
-               (SELECT count(*) FROM wove.researcher_coauthors c WHERE c.researcher_id = r.researcher_id)::int
-                   AS coauthors_total,
+               coalesce(co.coauthors_total, 0) AS coauthors_total,
                m.first_published, m.last_published, m.computed_at AS metrics_computed_at
         FROM wove.researchers r
         JOIN wove.researcher_metrics m ON m.researcher_id = r.researcher_id
+        -- each researcher's institutions (metrics' list with names, ROR and slugs), in one
+        -- pass over all of them: a correlated subquery per row had the planner scan every
+        -- institution once per researcher at 300,000 papers (jsonb_to_recordset estimates
+        -- 100 rows)
+        LEFT JOIN (
+            SELECT mi.researcher_id,
+                   jsonb_agg(jsonb_build_object(
+                                 'institution_id', x.institution_id, 'name', i.display_name, 'ror', i.ror,
+                                 'slug', x.institution_id || '-' || coalesce(i.name_slug, ''),
+                                 'first_year', x.first_year, 'last_year', x.last_year, 'papers', x.papers,
+                                 'years', x.years)
+                             ORDER BY x.first_year, x.last_year, x.institution_id) AS institutions
+            FROM wove.researcher_metrics mi
+            CROSS JOIN LATERAL jsonb_to_recordset(mi.institutions)
+                 AS x(institution_id text, first_year int, last_year int, papers int, years int[])
+            -- the slug's name part once per institution, not once per researcher listing it
+            -- (OFFSET 0 keeps the subquery's columns computed in it)
+            LEFT JOIN (SELECT institution_id, display_name, ror, wove.name_slug(display_name) AS name_slug
+                       FROM wove.institutions OFFSET 0) i ON i.institution_id = x.institution_id
+            WHERE {where_institutions}
+            GROUP BY mi.researcher_id
+        ) inst ON inst.researcher_id = r.researcher_id
+        -- co-author counts, one GROUP BY (was a count per row)
+        LEFT JOIN (
+            SELECT c.researcher_id, count(*)::int AS coauthors_total
+            FROM wove.researcher_coauthors c
+            WHERE {where_coauthors}
+            GROUP BY c.researcher_id
+        ) co ON co.researcher_id = r.researcher_id
         WHERE {where}
+        -- OFFSET 0 keeps q a subquery: the outer SELECT reads its columns (slug, h_index,
+        -- institutions, ...) as computed once, not re-evaluated at each reference
+        OFFSET 0
     ) q
     """,
         pk=("researcher_id",),
         indexes=("CREATE INDEX researchers_same_name_idx ON {s}.researchers (normalized_name, papers_here DESC, researcher_id)",),
         delete="researcher_id IN {k_researcher}",
-        passes=({"where": "r.researcher_id IN {k_researcher}"},),
+        passes=({"where": "r.researcher_id IN {k_researcher}", "where_institutions": "mi.researcher_id IN {k_researcher}",
+                 "where_coauthors": "c.researcher_id IN {k_researcher}"},),
     ),
     _Table(
         "researcher_papers",
