@@ -205,8 +205,9 @@ _TABLES = (
             jsonb_build_object(
                 '@context', 'https://schema.org', '@type', 'BreadcrumbList',
                 'itemListElement', jsonb_build_array(
-                    jsonb_build_object('@type', 'ListItem', 'position', 1, 'name', 'Researchers',
-                                       'item', %(site)s || '/researchers'),
+                    -- the same for every row: a scalar subquery (an InitPlan) builds it once
+                    (SELECT jsonb_build_object('@type', 'ListItem', 'position', 1, 'name', 'Researchers',
+                                               'item', %(site)s || '/researchers')),
                     jsonb_build_object('@type', 'ListItem', 'position', 2, 'name', display_name,
                                        'item', %(site)s || '/researchers/' || slug)))) AS json_ld
     FROM (
@@ -358,15 +359,20 @@ _TABLES = (
         "institution_papers",
         """
     SELECT DISTINCT i.institution_id, s.arxiv_id, p.published
-    FROM {s}.institutions i
-    JOIN wove.metrics_paper_state s ON s.institution_ids @> ARRAY[i.institution_id]
+    FROM wove.metrics_paper_state s
+    -- each paper's institutions unnested and joined once (a containment probe of the GIN
+    -- index per institution visited a paper's row once per institution on it)
+    CROSS JOIN LATERAL unnest(s.institution_ids) AS x(institution_id)
+    JOIN {s}.institutions i ON i.institution_id = x.institution_id
     JOIN wove.papers p ON p.arxiv_id = s.arxiv_id
     WHERE {where}
     """,
         pk=("institution_id", "arxiv_id"),
         indexes=("CREATE INDEX institution_papers_newest_idx ON {s}.institution_papers (institution_id, published DESC, arxiv_id DESC)",),
         delete="institution_id IN {k_institution_exist} OR arxiv_id IN {k_institution_paper}",
-        passes=({"where": "i.institution_id IN {k_institution_exist}"}, {"where": "s.arxiv_id IN {k_institution_paper}"}),
+        # the overlap (&&) lets the GIN index find the few papers of the institutions in the key set
+        passes=({"where": "i.institution_id IN {k_institution_exist} AND s.institution_ids && ARRAY{k_institution_exist}"},
+                {"where": "s.arxiv_id IN {k_institution_paper}"}),
     ),
     _Table(
         "institution_researchers",
