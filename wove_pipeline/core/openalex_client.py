@@ -7,9 +7,8 @@ answer. Here:
 - arXiv works by DataCite DOI, 50 DOIs per call (`filter=doi:10.48550/arxiv.X|...`,
   `per_page=100` >= the number of values), cursor paging that stops as soon as `meta.count`
   results are in (so 50 DOIs cost one call, not two);
-- a work whose authorships are truncated (100 in a list response, the cap; the
-  `is_authors_truncated` flag where a payload has it) is fetched again as a singleton
-  (free) for the full list;
+- a work whose authorships are truncated (`is_authors_truncated`) is fetched again as a
+  singleton (free) for the full list;
 - authors and institutions by id, 50 per call; ids the filter does not return (merged
   ids) are fetched as singletons, whose 301 leads to the surviving id;
 - budget: list calls cost money (2026: $0.10 per 1,000), singletons are free. The client
@@ -24,8 +23,8 @@ answer. Here:
   institution). research/upstream.md §3 records that `select` takes root-level fields
   only (docs `select-fields.md`); that it applies to singletons and to filtered,
   cursor-paged lists alike, and that an unknown field is a 400, is how the OpenAlex docs
-  describe it and what the sandbox does (no recorded sample shows a selected answer).
-  Pricing counts calls, not fields: a selected list call costs what a full one does and singletons stay free, so the budget is unchanged. The query string,
+  describe it and what the sandbox does (no recorded sample shows a selected answer). Pricing counts calls, not fields: a selected list call costs what a
+  full one does and singletons stay free, so the budget is unchanged. The query string,
   `select` included, rides along the 301 of a merged id (the sandbox's `Location` keeps it;
   were the real one to drop it, the full record parses the same).
 """
