@@ -136,20 +136,6 @@ def test_arxiv_id_from_doi_or_location():
     assert w.arxiv_id == "hep-th/9901001"
 
 
-def test_a_full_list_of_authorships_counts_as_truncated_without_the_flag():
-    """The client does not select `is_authors_truncated` (no sample shows it): a list
-    response holding the cap of 100 authorships is taken as cut, 99 as whole."""
-    def work(n, **extra):
-        authorships = [{"author_position": "middle", "author": {"id": f"https://openalex.org/A{i}",
-                                                                "display_name": f"Author {i}"}} for i in range(n)]
-        return parse_work({"id": "https://openalex.org/W1", "doi": "https://doi.org/10.48550/arxiv.2401.00001",
-                           "authorships": authorships, **extra})
-
-    assert work(100).is_authors_truncated is True
-    assert work(99).is_authors_truncated is False
-    assert work(3, is_authors_truncated=True).is_authors_truncated is True  # the flag, where a payload has it
-
-
 def test_authors_page_orcid_from_ids(load_json):
     authors, next_cursor, count = parse_authors_page(load_json(AUTHORS))
     assert next_cursor is None and count == 8329749

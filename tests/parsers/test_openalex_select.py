@@ -28,9 +28,8 @@ from wove_pipeline.core.openalex_parser import (
     parse_works_page,
 )
 
-# Read by the parser when present, never selected: deprecated (old raw files), or a flag no
-# recorded sample shows, which the parser infers from the authorships' count instead.
-NOT_SELECTABLE = {"last_known_institution", "is_authors_truncated"}
+# Read by the parser from old raw files only: deprecated, so not a valid select field.
+NOT_SELECTABLE = {"last_known_institution"}
 
 SAMPLES = [  # sample, its fields, page parser, record parser
     ("openalex/works_list_2026_W3038568908.json", WORK_FIELDS, parse_works_page, parse_work),

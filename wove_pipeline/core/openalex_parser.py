@@ -69,10 +69,10 @@ WORK_FIELDS = (
     "id", "doi",  # doi: how a result is matched to the arXiv id asked for
     "title", "display_name", "publication_date", "publication_year", "type", "language",
     "cited_by_count", "counts_by_year", "updated_date",
-    # Not `is_authors_truncated`: it is in no recorded sample, and were the real API to
-    # refuse it in select every works call would fail. A list response holding
-    # LIST_AUTHORSHIPS_MAX authorships counts as truncated instead (parse_work).
-    "authorships",
+    # The flag sends a truncated work to a singleton. It is in no recorded sample (none is
+    # truncated): were the real API to refuse it in select, every works call would be a
+    # 400, loud, where leaving it out would cut author lists at 100 without a word.
+    "authorships", "is_authors_truncated",
     "primary_topic", "topics", "abstract_inverted_index", "referenced_works",
 )
 # Read by parse_work but not asked of the API: they give the arXiv id of a work whose DOI
@@ -80,8 +80,6 @@ WORK_FIELDS = (
 # client gets answers a filter on its arXiv DOI, or is such a work's singleton, so the DOI
 # gives the id and these are never read; they are a fifth of the real 2026 sample work
 # and a third of a sandbox work.
-# List responses cut authorships here (OpenAlex, 2024-); the singleton has them all.
-LIST_AUTHORSHIPS_MAX = 100
 WORK_FIELDS_NOT_SELECTED = ("locations", "primary_location", "best_oa_location")
 AUTHOR_FIELDS = (
     "id", "display_name", "display_name_alternatives",
@@ -396,9 +394,6 @@ def parse_work(payload: Any) -> OpenAlexWorkRecord:
         if year is not None:
             counts.append((year, _opt_int(c, "cited_by_count", f"{what}.counts_by_year[{i}]") or 0))
     primary = d.get("primary_topic")
-    authorships = tuple(
-        _authorship(i, a, f"{what}.authorships[{i}]") for i, a in enumerate(_list(d, "authorships", what))
-    )
     return OpenAlexWorkRecord(
         work_id=work_id,
         doi=doi,
@@ -410,10 +405,11 @@ def parse_work(payload: Any) -> OpenAlexWorkRecord:
         type=_opt_str(d, "type", what),
         cited_by_count=_opt_int(d, "cited_by_count", what),
         counts_by_year=tuple(counts),
-        # the flag when the payload has it (unselected, or a snapshot file); else a full
-        # list's length: one free singleton for a paper of exactly 100 authors
-        is_authors_truncated=d.get("is_authors_truncated") is True or len(authorships) >= LIST_AUTHORSHIPS_MAX,
-        authorships=authorships,
+        is_authors_truncated=d.get("is_authors_truncated") is True,
+        authorships=tuple(
+            _authorship(i, a, f"{what}.authorships[{i}]")
+            for i, a in enumerate(_list(d, "authorships", what))
+        ),
         primary_topic=None if primary is None else _topic(primary, f"{what}.primary_topic"),
         topics=tuple(_topic(t, f"{what}.topics[{i}]") for i, t in enumerate(_list(d, "topics", what))),
         abstract=rebuild_abstract(d.get("abstract_inverted_index"), f"{what}.abstract_inverted_index"),
