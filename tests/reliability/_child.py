@@ -4,7 +4,7 @@
         [--go-file PATH]
     python tests/reliability/_child.py publish DB_URL [--pause-in-publish]
 
---pause-in-copy N: after N rows of the COPY into wove.paper_authors, print "WRITING" and
+--pause-in-copy N: after N author rows of the COPY for wove.paper_authors, print "WRITING" and
 stall (inside the open transaction) until killed. --pause-in-publish: stall inside the
 publish transaction, after the new serving schema is built and before the swap (full
 rebuild), or after every serving table is rewritten and before the commit (incremental).
@@ -41,11 +41,13 @@ def main(argv: list[str]) -> int:
     from wove_pipeline.core import db
 
     if args.pause_in_copy is not None:
-        real_copy_rows = db.copy_rows
+        # the papers load writes wove.paper_authors through replace_rows (COPY into its
+        # staging table, then the changed rows)
+        real_replace_rows = db.replace_rows
 
-        def slow_copy_rows(conn, table, columns, rows):
+        def slow_replace_rows(conn, table, columns, rows, **kw):
             if table != "wove.paper_authors":
-                return real_copy_rows(conn, table, columns, rows)
+                return real_replace_rows(conn, table, columns, rows, **kw)
 
             def rows_then_stall():
                 for i, row in enumerate(rows):
@@ -53,9 +55,9 @@ def main(argv: list[str]) -> int:
                         _stall("WRITING")
                     yield row
 
-            return real_copy_rows(conn, table, columns, rows_then_stall())
+            return real_replace_rows(conn, table, columns, rows_then_stall(), **kw)
 
-        db.copy_rows = slow_copy_rows
+        db.replace_rows = slow_replace_rows
 
     if args.mode == "papers":  # import everything before waiting, so both start writing together
         from wove_pipeline.assets.harvest import arxiv_records, papers  # noqa: F401
