@@ -64,7 +64,7 @@ WITH pa AS (
     SELECT pa.arxiv_id,
            string_agg(concat_ws(':', pa.position, pa.keyname, pa.forenames, pa.suffix, pa.affiliations::text),
                       '|' ORDER BY pa.position) AS names,
-           bool_and(rm.arxiv_id IS NOT NULL) AS all_linked   -- re-harvested authors lose their links
+           bool_and(rm.arxiv_id IS NOT NULL) AS all_linked   -- a rewritten author row loses its link
     FROM wove.paper_authors pa
     LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
     GROUP BY pa.arxiv_id
