@@ -23,8 +23,8 @@ answer. Here:
   institution). research/upstream.md §3 records that `select` takes root-level fields
   only (docs `select-fields.md`); that it applies to singletons and to filtered,
   cursor-paged lists alike, and that an unknown field is a 400, is how the OpenAlex docs
-  describe it and what the sandbox does (no recorded sample shows a selected answer). Pricing counts calls, not fields: a selected list call costs what a
-  full one does and singletons stay free, so the budget is unchanged. The query string,
+  describe it and what the sandbox does (no recorded sample shows a selected answer).
+  Pricing counts calls, not fields: a selected list call costs what a full one does and singletons stay free, so the budget is unchanged. The query string,
   `select` included, rides along the 301 of a merged id (the sandbox's `Location` keeps it;
   were the real one to drop it, the full record parses the same).
 """
