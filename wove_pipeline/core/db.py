@@ -84,6 +84,18 @@ def copy_rows(conn: psycopg.Connection, table: str, columns: Sequence[str], rows
     return count
 
 
+def _copy_to_staging(conn: psycopg.Connection, staging: str, table: str, columns: Sequence[str],
+                     rows: Iterable[Sequence[Any]]) -> int:
+    """COPY rows into an empty temporary table shaped like `table` (dropped at commit)."""
+    conn.execute(
+        sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (LIKE {} INCLUDING DEFAULTS) ON COMMIT DROP").format(
+            sql.Identifier(staging), qualified(table)
+        )
+    )
+    conn.execute(sql.SQL("TRUNCATE {}").format(sql.Identifier(staging)))
+    return copy_rows(conn, staging, columns, rows)
+
+
 def upsert_rows(
     conn: psycopg.Connection,
     table: str,
@@ -102,13 +114,7 @@ def upsert_rows(
     """
     update = [c for c in (update if update is not None else columns) if c not in key]
     staging = f"staging_{table.replace('.', '_')}"
-    conn.execute(
-        sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (LIKE {} INCLUDING DEFAULTS) ON COMMIT DROP").format(
-            sql.Identifier(staging), qualified(table)
-        )
-    )
-    conn.execute(sql.SQL("TRUNCATE {}").format(sql.Identifier(staging)))
-    n = copy_rows(conn, staging, columns, rows)
+    n = _copy_to_staging(conn, staging, table, columns, rows)
     cols = sql.SQL(", ").join(map(sql.Identifier, columns))
     keys = sql.SQL(", ").join(map(sql.Identifier, key))
     action = (
@@ -146,13 +152,7 @@ def replace_rows(
     for one); a delete-all-then-COPY would drop and rewrite those too. Returns (deleted,
     inserted)."""
     staging = f"replace_{table.replace('.', '_')}"
-    conn.execute(
-        sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (LIKE {}) ON COMMIT DROP").format(
-            sql.Identifier(staging), qualified(table)
-        )
-    )
-    conn.execute(sql.SQL("TRUNCATE {}").format(sql.Identifier(staging)))
-    copy_rows(conn, staging, columns, rows)
+    _copy_to_staging(conn, staging, table, columns, rows)
     conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(staging)))
 
     def row(alias: str) -> sql.Composable:
