@@ -95,41 +95,61 @@ class _Phases:
 # ---------------------------------------------------------------------------------------
 # fingerprints (what the metrics read about a paper / researcher / author record)
 
+# Each candidate's state: its links, aligned authorships, institutions and author count,
+# each table aggregated once over all candidates (per-paper subqueries cost several index
+# probes a paper; this is half the time on a day's candidates, the same rows).
 _PAPER_STATE_SQL = """
+WITH m AS (                -- each paper's links
+    SELECT m.arxiv_id, count(*)::int AS n_matched,
+           array_agg(DISTINCT m.researcher_id ORDER BY m.researcher_id) AS researcher_ids,
+           string_agg(m.position::text || ':' || m.researcher_id::text, ',' ORDER BY m.position) AS links
+    FROM _metrics_candidates c JOIN wove.researcher_mentions m ON m.arxiv_id = c.arxiv_id
+    GROUP BY m.arxiv_id
+),
+a AS (                     -- each paper's aligned authorships
+    SELECT a.arxiv_id,
+           string_agg(a.position::text || ':' || coalesce(a.s2_author_id, '') || ':'
+                      || coalesce(a.openalex_author_id, '') || ':' || array_to_string(a.institution_ids, ';'),
+                      ',' ORDER BY a.position) AS aligned
+    FROM _metrics_candidates c JOIN wove.authorships a ON a.arxiv_id = c.arxiv_id
+    GROUP BY a.arxiv_id
+),
+i AS (                     -- its institutions, and who was at each
+    SELECT a.arxiv_id, array_agg(DISTINCT x.i ORDER BY x.i) AS institution_ids,
+           array_agg(DISTINCT x.i || ' ' || m.researcher_id::text ORDER BY x.i || ' ' || m.researcher_id::text)
+               FILTER (WHERE m.researcher_id IS NOT NULL) AS institution_researchers
+    FROM _metrics_candidates c JOIN wove.authorships a ON a.arxiv_id = c.arxiv_id
+    CROSS JOIN LATERAL unnest(a.institution_ids) AS x(i)
+    LEFT JOIN wove.researcher_mentions m ON m.arxiv_id = a.arxiv_id AND m.position = a.position
+    GROUP BY a.arxiv_id
+),
+na AS (
+    SELECT pa.arxiv_id, count(*)::int AS n_authors
+    FROM _metrics_candidates c JOIN wove.paper_authors pa ON pa.arxiv_id = c.arxiv_id
+    GROUP BY pa.arxiv_id
+)
 SELECT c.arxiv_id,
        p.oai_datestamp,
        CASE WHEN p.arxiv_id IS NULL THEN 'gone'
             ELSE md5(concat_ws('|', st.structure, pc.cited_by_count::text, pc.source, pc.as_of::text)) END
            AS fingerprint,
        st.structure,
-       na.n_authors,
-       (SELECT count(*) FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id)::int AS n_matched,
-       coalesce((SELECT array_agg(DISTINCT m.researcher_id ORDER BY m.researcher_id)
-                   FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id), '{}') AS researcher_ids,
-       coalesce((SELECT array_agg(DISTINCT i ORDER BY i)
-                   FROM wove.authorships a, unnest(a.institution_ids) AS i WHERE a.arxiv_id = c.arxiv_id), '{}')
-           AS institution_ids,
-       coalesce((SELECT array_agg(DISTINCT i || ' ' || m.researcher_id::text ORDER BY i || ' ' || m.researcher_id::text)
-                   FROM wove.authorships a
-                   JOIN wove.researcher_mentions m ON m.arxiv_id = a.arxiv_id AND m.position = a.position,
-                   unnest(a.institution_ids) AS i
-                  WHERE a.arxiv_id = c.arxiv_id), '{}') AS institution_researchers,
+       coalesce(na.n_authors, 0) AS n_authors,
+       coalesce(m.n_matched, 0) AS n_matched,
+       coalesce(m.researcher_ids, '{}') AS researcher_ids,
+       coalesce(i.institution_ids, '{}') AS institution_ids,
+       coalesce(i.institution_researchers, '{}') AS institution_researchers,
        pc.cited_by_count, pc.as_of AS cited_as_of, p.primary_category, p.published
 FROM _metrics_candidates c
 LEFT JOIN wove.papers p ON p.arxiv_id = c.arxiv_id
 LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = c.arxiv_id
-CROSS JOIN LATERAL (SELECT count(*)::int AS n_authors FROM wove.paper_authors pa WHERE pa.arxiv_id = c.arxiv_id) na
+LEFT JOIN m ON m.arxiv_id = c.arxiv_id
+LEFT JOIN a ON a.arxiv_id = c.arxiv_id
+LEFT JOIN i ON i.arxiv_id = c.arxiv_id
+LEFT JOIN na ON na.arxiv_id = c.arxiv_id
 CROSS JOIN LATERAL (       -- everything but the citation count: who, where, what, when
-    SELECT md5(concat_ws('|',
-           p.primary_category, p.published::text,
-           na.n_authors::text,
-           (SELECT string_agg(m.position::text || ':' || m.researcher_id::text, ',' ORDER BY m.position)
-              FROM wove.researcher_mentions m WHERE m.arxiv_id = c.arxiv_id),
-           (SELECT string_agg(a.position::text || ':' || coalesce(a.s2_author_id, '') || ':'
-                              || coalesce(a.openalex_author_id, '') || ':' || array_to_string(a.institution_ids, ';'),
-                              ',' ORDER BY a.position)
-              FROM wove.authorships a WHERE a.arxiv_id = c.arxiv_id)
-    )) AS structure
+    SELECT md5(concat_ws('|', p.primary_category, p.published::text, coalesce(na.n_authors, 0)::text,
+                         m.links, a.aligned)) AS structure
 ) st
 """
 
@@ -249,6 +269,20 @@ LEFT JOIN inst i ON i.researcher_id = b.researcher_id
 # ---------------------------------------------------------------------------------------
 # kept by difference: co-author edges and institution metrics. _metrics_delta holds the
 # state rows of the changed papers as they were (sign -1) and as they are (sign +1).
+
+_STATE_COLUMNS = ("arxiv_id", "oai_datestamp", "fingerprint", "structure", "n_authors", "n_matched", "cited_by_count",
+                  "cited_as_of", "primary_category", "published", "researcher_ids", "institution_ids",
+                  "institution_researchers")
+
+# The candidates whose fingerprint moved (a paper new to the state rows and gone already is
+# no change), with who is on them now and was then; cited_only: only the citation count moved.
+_CHANGED_STATES_SQL = """
+SELECT n.arxiv_id, n.researcher_ids, o.researcher_ids AS old_researcher_ids,
+       o.arxiv_id IS NOT NULL AND o.structure IS NOT DISTINCT FROM n.structure AS cited_only
+FROM _metrics_states n LEFT JOIN wove.metrics_paper_state o ON o.arxiv_id = n.arxiv_id
+WHERE o.fingerprint IS DISTINCT FROM n.fingerprint AND NOT (o.arxiv_id IS NULL AND n.fingerprint = 'gone')
+ORDER BY n.arxiv_id
+"""
 
 _DELTA_COLUMNS = "arxiv_id, n_authors, researcher_ids, institution_ids, institution_researchers, cited_by_count, published"
 
@@ -436,26 +470,27 @@ def _apply_deltas(conn: psycopg.Connection) -> int:
                                 " UNION SELECT institution_id FROM _metrics_ir) x")
 
 
-def _paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> list[dict]:
+def _paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> None:
+    """Each paper's state as it is now, into _metrics_states (built in the database: the
+    states of candidates whose fingerprint did not move never travel to Python)."""
     _temp(conn, "_metrics_candidates", "arxiv_id", "text")
     _fill(conn, "_metrics_candidates", "arxiv_id", arxiv_ids)
-    return db.fetch_all(conn, _PAPER_STATE_SQL)
+    conn.execute("DROP TABLE IF EXISTS _metrics_states")
+    conn.execute("CREATE TEMP TABLE _metrics_states ON COMMIT DROP AS " + _PAPER_STATE_SQL)
+    conn.execute("ANALYZE _metrics_states")
 
 
-def _store_paper_states(conn: psycopg.Connection, states: list[dict]) -> None:
-    gone = [s["arxiv_id"] for s in states if s["fingerprint"] == "gone"]
-    if gone:
-        conn.execute("DELETE FROM wove.metrics_paper_state WHERE arxiv_id = ANY(%s)", (gone,))
-    live = [s for s in states if s["fingerprint"] != "gone"]
-    db.upsert_rows(
-        conn, "wove.metrics_paper_state",
-        ("arxiv_id", "oai_datestamp", "fingerprint", "structure", "n_authors", "n_matched", "cited_by_count",
-         "cited_as_of", "primary_category", "published", "researcher_ids", "institution_ids", "institution_researchers"),
-        ((s["arxiv_id"], s["oai_datestamp"], s["fingerprint"], s["structure"], s["n_authors"], s["n_matched"],
-          s["cited_by_count"], s["cited_as_of"], s["primary_category"], s["published"], s["researcher_ids"],
-          s["institution_ids"], s["institution_researchers"]) for s in live),
-        key=("arxiv_id",),
-    )
+def _store_paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str] | None) -> None:
+    """Write these papers' states (every one when None) from _metrics_states; a paper that
+    is gone loses its row."""
+    only = "" if arxiv_ids is None else " AND n.arxiv_id = ANY(%(ids)s)"
+    params = {"ids": list(arxiv_ids or [])}
+    conn.execute("DELETE FROM wove.metrics_paper_state s USING _metrics_states n"
+                 " WHERE n.arxiv_id = s.arxiv_id AND n.fingerprint = 'gone'" + only, params)
+    columns = ", ".join(_STATE_COLUMNS)
+    update = ", ".join(f"{c} = excluded.{c}" for c in _STATE_COLUMNS if c != "arxiv_id")
+    conn.execute(f"INSERT INTO wove.metrics_paper_state ({columns}) SELECT {columns} FROM _metrics_states n"
+                 f" WHERE n.fingerprint <> 'gone'{only} ON CONFLICT (arxiv_id) DO UPDATE SET {update}", params)
 
 
 def _snapshot_researchers_and_authors(conn: psycopg.Connection, researcher_ids: Sequence[int] | None,
@@ -506,8 +541,8 @@ def recompute_all(conn: psycopg.Connection) -> MetricsRun:
     conn.execute("TRUNCATE wove.researcher_metrics, wove.researcher_coauthors, wove.institution_metrics,"
                  " wove.metrics_institution_researchers, wove.metrics_paper_state")
     papers = [r[0] for r in conn.execute("SELECT arxiv_id FROM wove.papers")]
-    states = _paper_states(conn, papers)
-    _store_paper_states(conn, states)
+    _paper_states(conn, papers)
+    _store_paper_states(conn, None)
     phases.lap("paper_states")
     researchers = [r[0] for r in conn.execute(
         "SELECT researcher_id FROM wove.researchers UNION SELECT DISTINCT researcher_id FROM wove.researcher_mentions")]
@@ -617,26 +652,16 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
     phases.lap("detect")
 
     # 4. keep those whose fingerprint really changed; collect who and where (then and now)
-    states = _paper_states(conn, sorted(candidates))
-    old = {r["arxiv_id"]: r for r in db.fetch_all(conn, """
-        SELECT s.arxiv_id, s.fingerprint, s.structure, s.researcher_ids, s.institution_ids
-        FROM wove.metrics_paper_state s JOIN _metrics_candidates c ON c.arxiv_id = s.arxiv_id""")}
-    changed = []
+    _paper_states(conn, sorted(candidates))
+    changed = db.fetch_all(conn, _CHANGED_STATES_SQL)
     researchers: set[int] = set(identity_changed) | author_affected
     cited_only: set[int] = set()  # on papers whose citation count is all that moved
-    for s in states:
-        before = old.get(s["arxiv_id"])
-        if before is not None and before["fingerprint"] == s["fingerprint"]:
-            continue
-        if before is None and s["fingerprint"] == "gone":
-            continue
-        changed.append(s)
-        if before is not None and before["structure"] == s["structure"]:
+    for s in changed:
+        if s["cited_only"]:
             cited_only.update(s["researcher_ids"])
-            continue
-        researchers.update(s["researcher_ids"])
-        if before is not None:
-            researchers.update(before["researcher_ids"])
+        else:
+            researchers.update(s["researcher_ids"])
+            researchers.update(s["old_researcher_ids"] or ())
     cited_only -= researchers
 
     # 5. store the paper states, keeping the changed ones as they were and as they are
@@ -645,7 +670,7 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
     changed_ids = [s["arxiv_id"] for s in changed]
     _start_delta(conn)
     _capture_delta(conn, -1, changed_ids)
-    _store_paper_states(conn, changed)
+    _store_paper_states(conn, changed_ids)
     _capture_delta(conn, +1, changed_ids)
     phases.lap("paper_states")
     institutions = _apply_deltas(conn)
