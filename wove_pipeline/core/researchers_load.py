@@ -354,11 +354,10 @@ def match_researchers(
     db.upsert_rows(
         conn, "wove.researchers",
         ("researcher_id", "display_name", "normalized_name", "mention_count", "orcid", "s2_author_ids",
-         "openalex_author_ids"),
-        (_researcher_row(rid, members[rid]) for rid in live_touched),
+         "openalex_author_ids", "updated_at"),
+        ((*_researcher_row(rid, members[rid]), now) for rid in live_touched),
         key=("researcher_id",),
     )
-    conn.execute("UPDATE wove.researchers SET updated_at = %s WHERE researcher_id = ANY(%s)", (now, live_touched))
     # Links: remove those being rewritten (and those of vanished positions), then COPY.
     stale = [(_split_mention_id(mid)) for mid in previous if mid not in by_id or mid in rewrite]
     if stale:
