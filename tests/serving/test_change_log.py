@@ -39,3 +39,20 @@ def test_writes_are_logged_with_their_keys_before_and_after(database_url, small_
         conn.execute("INSERT INTO wove.researcher_redirects (old_id, new_id, reason) VALUES (5, 6, 'merge')")
         conn.execute("TRUNCATE wove.institution_metrics")
         assert _log(conn) == {("redirect", "5"), ("redirect", "6"), ("truncate", "institution_metrics")}
+
+
+def test_the_metrics_log_gets_the_kinds_the_metrics_read(database_url, small_world):
+    with db.connect(database_url, autocommit=True) as conn:
+        with conn.transaction():
+            load_static(conn, small_world)
+            load_papers(conn, small_world, small_world.papers[:5])
+        kinds = {kind for (kind,) in conn.execute("SELECT DISTINCT kind FROM wove.metrics_changes")}
+        assert {"paper", "authorship", "researcher"} <= kinds
+        assert "mention_researcher" not in kinds  # serving's alone
+        conn.execute("DELETE FROM wove.metrics_changes")
+        s2 = conn.execute("SELECT author_id FROM wove.s2_authors ORDER BY 1 LIMIT 1").fetchone()[0]
+        conn.execute("UPDATE wove.s2_authors SET h_index = h_index + 1 WHERE author_id = %s", (s2,))
+        conn.execute("INSERT INTO wove.openalex_author_redirects (old_author_id, new_author_id, as_of)"
+                     " VALUES ('A-old', 'A-new', '2025-01-01')")
+        assert set(conn.execute("SELECT kind, key FROM wove.metrics_changes").fetchall()) == {
+            ("s2_author", s2), ("openalex_author", "A-old"), ("openalex_author", "A-new")}

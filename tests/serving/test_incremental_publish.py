@@ -22,7 +22,7 @@ from psycopg import sql
 
 from wove_pipeline.core import db, metrics, serving
 
-from .test_incremental_metrics import NO_OVERLAP, _random_updates
+from .test_incremental_metrics import _random_updates
 from .world_db import load_papers, load_static, papers_by_day
 
 CHECK = "serving_check"
@@ -118,7 +118,7 @@ def test_incremental_publish_equals_full_rebuild_after_random_days(database_url,
         with conn.transaction():
             load_static(conn, small_world)
             known |= load_papers(conn, small_world, by_day[days[0]])
-            metrics.update_metrics(conn, overlap=NO_OVERLAP)
+            metrics.update_metrics(conn)
         first = serving.publish(database_url, site_url=site)
         assert first["mode"] == "full"
         for day in days[1:]:
@@ -131,7 +131,7 @@ def test_incremental_publish_equals_full_rebuild_after_random_days(database_url,
                 _random_updates(conn, rng, day, next_id)
                 _serving_only_updates(conn, rng, day, next_id)
             with conn.transaction():
-                metrics.update_metrics(conn, overlap=NO_OVERLAP)
+                metrics.update_metrics(conn)
             # changes after metrics ran: serving shows them now (new papers, a citation, a
             # merge), metrics catch up the next day
             with conn.transaction():

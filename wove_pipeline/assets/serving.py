@@ -21,7 +21,6 @@ METRICS_DEPS = [
 
 class MetricsConfig(dg.Config):
     full_recompute: bool = False  # rebuild every metric (same result as the incremental path)
-    overlap_hours: float = 24.0  # re-check rows stamped this long before the last run's watermark
 
 
 class ServingConfig(dg.Config):
@@ -46,13 +45,11 @@ class ServingConfig(dg.Config):
     ),
 )
 def researcher_metrics(context: dg.AssetExecutionContext, config: MetricsConfig, database: DatabaseResource):
-    import datetime as dt
-
     with database.transaction() as conn:
         if config.full_recompute:
             run = metrics_core.recompute_all(conn)
         else:
-            run = metrics_core.update_metrics(conn, overlap=dt.timedelta(hours=config.overlap_hours))
+            run = metrics_core.update_metrics(conn)
         total = conn.execute("SELECT count(*) FROM wove.researcher_metrics").fetchone()[0]
     return dg.MaterializeResult(
         metadata={

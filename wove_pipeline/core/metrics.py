@@ -29,14 +29,16 @@ changed paper's state as it was is subtracted and its state as it is added (pair
 paper counts, citation sums; an institution's first/last day is re-read only when the
 paper that held it left), so they cost the changed papers, not every paper of the
 researchers and institutions on them.
-Candidates for the fingerprint check come from row timestamps newer than the last run's
-watermark (minus an overlap) and from papers whose OAI datestamp moved, so a run costs
-what changed, not the size of the archive. ``recompute_all`` rebuilds everything and
+Candidates for the fingerprint check come from the metrics' change log (migration 0010):
+the triggers on every table the metrics read log each written key in the writer's own
+transaction, and a run takes what it can see, so a run costs what changed, not the size
+of the archive, and misses nothing committed late. ``recompute_all`` rebuilds everything and
 gives the same rows (property-tested).
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime as dt
 import time
@@ -47,7 +49,6 @@ import psycopg
 from wove_pipeline.core import db
 
 MAX_COAUTHOR_AUTHORS = 100
-DEFAULT_OVERLAP = dt.timedelta(hours=24)
 LOCK_KEY = "wove-metrics"
 # The aggregates sort a few hundred thousand rows a day (millions in a full run): with the
 # default 4 MB they spill to disk. Set for the metrics transaction only.
@@ -274,6 +275,13 @@ _STATE_COLUMNS = ("arxiv_id", "oai_datestamp", "fingerprint", "structure", "n_au
                   "cited_as_of", "primary_category", "published", "researcher_ids", "institution_ids",
                   "institution_researchers")
 
+_STORE_STATES_SQL = f"""
+INSERT INTO wove.metrics_paper_state ({", ".join(_STATE_COLUMNS)})
+SELECT {", ".join(_STATE_COLUMNS)} FROM _metrics_states n
+WHERE n.fingerprint <> 'gone' AND (%(all)s OR n.arxiv_id = ANY(%(ids)s))
+ON CONFLICT (arxiv_id) DO UPDATE SET {", ".join(f"{c} = excluded.{c}" for c in _STATE_COLUMNS[1:])}
+"""
+
 # The candidates whose fingerprint moved (a paper new to the state rows and gone already is
 # no change), with who is on them now and was then; cited_only: only the citation count moved.
 _CHANGED_STATES_SQL = """
@@ -483,14 +491,10 @@ def _paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> None:
 def _store_paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str] | None) -> None:
     """Write these papers' states (every one when None) from _metrics_states; a paper that
     is gone loses its row."""
-    only = "" if arxiv_ids is None else " AND n.arxiv_id = ANY(%(ids)s)"
-    params = {"ids": list(arxiv_ids or [])}
-    conn.execute("DELETE FROM wove.metrics_paper_state s USING _metrics_states n"
-                 " WHERE n.arxiv_id = s.arxiv_id AND n.fingerprint = 'gone'" + only, params)
-    columns = ", ".join(_STATE_COLUMNS)
-    update = ", ".join(f"{c} = excluded.{c}" for c in _STATE_COLUMNS if c != "arxiv_id")
-    conn.execute(f"INSERT INTO wove.metrics_paper_state ({columns}) SELECT {columns} FROM _metrics_states n"
-                 f" WHERE n.fingerprint <> 'gone'{only} ON CONFLICT (arxiv_id) DO UPDATE SET {update}", params)
+    params = {"all": arxiv_ids is None, "ids": list(arxiv_ids or [])}
+    conn.execute("DELETE FROM wove.metrics_paper_state s USING _metrics_states n WHERE n.arxiv_id = s.arxiv_id"
+                 " AND n.fingerprint = 'gone' AND (%(all)s OR n.arxiv_id = ANY(%(ids)s))", params)
+    conn.execute(_STORE_STATES_SQL, params)
 
 
 def _snapshot_researchers_and_authors(conn: psycopg.Connection, researcher_ids: Sequence[int] | None,
@@ -540,6 +544,8 @@ def recompute_all(conn: psycopg.Connection) -> MetricsRun:
     started = db.fetch_value(conn, "SELECT now()")
     conn.execute("TRUNCATE wove.researcher_metrics, wove.researcher_coauthors, wove.institution_metrics,"
                  " wove.metrics_institution_researchers, wove.metrics_paper_state")
+    # what the log holds (these truncates included) is in this run: it reads everything after
+    conn.execute("DELETE FROM wove.metrics_changes")
     papers = [r[0] for r in conn.execute("SELECT arxiv_id FROM wove.papers")]
     _paper_states(conn, papers)
     _store_paper_states(conn, None)
@@ -560,51 +566,54 @@ def recompute_all(conn: psycopg.Connection) -> MetricsRun:
                       phases.seconds)
 
 
-def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_OVERLAP,
-                   changed_papers: Iterable[str] = ()) -> MetricsRun:
-    """Recompute only what changed since the last run (the first run is a full one).
+def _take_changes(conn: psycopg.Connection) -> dict[str, set[str]]:
+    """The keys writers logged for the metrics (migration 0010) that this transaction can
+    see, taken out of the log: they come back if it rolls back, and rows committed after
+    this statement stay for the next run."""
+    changes: dict[str, set[str]] = collections.defaultdict(set)
+    for kind, key in conn.execute("WITH taken AS (DELETE FROM wove.metrics_changes RETURNING kind, key)"
+                                  " SELECT DISTINCT kind, key FROM taken"):
+        changes[kind].add(key)
+    return changes
 
-    ``changed_papers`` adds papers the caller knows changed (optional: detection finds
-    them from timestamps and fingerprints). Call inside a transaction.
+
+def update_metrics(conn: psycopg.Connection, *, changed_papers: Iterable[str] = ()) -> MetricsRun:
+    """Recompute only what changed since the last run (the first run is a full one, and so
+    is a run after a core table was truncated).
+
+    ``changed_papers`` adds papers the caller knows changed (optional: the change log
+    has them). Call inside a transaction.
     """
     t0 = time.perf_counter()
     phases = _Phases()
     db.advisory_lock(conn, LOCK_KEY)
     conn.execute("SELECT set_config('work_mem', %s, true)", (WORK_MEM,))
-    last = db.fetch_value(conn, "SELECT max(watermark) FROM wove.metrics_runs")
-    if last is None:
+    if db.fetch_value(conn, "SELECT max(watermark) FROM wove.metrics_runs") is None:
+        return recompute_all(conn)
+    changes = _take_changes(conn)
+    if changes["truncate"]:
         return recompute_all(conn)
     started = db.fetch_value(conn, "SELECT now()")
-    since = last - overlap
 
-    # 1. researcher rows touched since the watermark (their papers are re-checked: a
-    #    matcher that drops a mention updates its researcher), and those whose identity
-    #    (names, upstream ids) changed or that disappeared (recomputed themselves)
-    rows = db.fetch_all(conn, f"""
-        SELECT r.researcher_id, s.fingerprint IS DISTINCT FROM {_RESEARCHER_FP} AS changed,
-               s.researcher_id IS NOT NULL AS known
-        FROM wove.researchers r
-        LEFT JOIN wove.metrics_researcher_state s ON s.researcher_id = r.researcher_id
-        WHERE r.updated_at >= %(since)s
-        UNION
-        SELECT s.researcher_id, true, true FROM wove.metrics_researcher_state s
-        WHERE NOT EXISTS (SELECT 1 FROM wove.researchers r WHERE r.researcher_id = s.researcher_id)
-        UNION
-        SELECT m.researcher_id, true, true FROM wove.researcher_metrics m
-        WHERE NOT EXISTS (SELECT 1 FROM wove.researchers r WHERE r.researcher_id = m.researcher_id)
-    """, {"since": since})
-    touched = sorted({r["researcher_id"] for r in rows})
-    identity_changed = sorted({r["researcher_id"] for r in rows if r["changed"]})
-    known = sorted({r["researcher_id"] for r in rows if r["known"]})  # the last run saw them
+    # 1. researcher rows written or deleted; those whose identity (names, upstream ids)
+    #    changed, or that are gone, are recomputed themselves
+    touched = sorted(int(k) for k in changes["researcher"])
+    identity_changed = [r[0] for r in conn.execute(f"""
+        SELECT t.id FROM unnest(%s::bigint[]) AS t(id)
+        LEFT JOIN wove.researchers r ON r.researcher_id = t.id
+        LEFT JOIN wove.metrics_researcher_state s ON s.researcher_id = t.id
+        WHERE r.researcher_id IS NULL OR s.fingerprint IS DISTINCT FROM {_RESEARCHER_FP}""", (touched,))]
 
-    # 2. external author records that changed
+    # 2. external author records (and OpenAlex redirects) that changed, and the researchers
+    #    linked to them
     author_keys: list[tuple[str, str]] = []
     for source, (table, fp) in _AUTHOR_FP.items():
         rows = conn.execute(f"""
-            SELECT t.author_id FROM {table} t
-            LEFT JOIN wove.metrics_author_state s ON s.source = %(source)s AND s.author_id = t.author_id
-            WHERE t.fetched_at >= %(since)s AND s.fingerprint IS DISTINCT FROM {fp}
-        """, {"source": source, "since": since}).fetchall()
+            SELECT x.id FROM unnest(%(ids)s::text[]) AS x(id)
+            LEFT JOIN {table} t ON t.author_id = x.id
+            LEFT JOIN wove.metrics_author_state s ON s.source = %(source)s AND s.author_id = x.id
+            WHERE s.fingerprint IS DISTINCT FROM {fp}
+        """, {"source": source, "ids": sorted(changes[f"{source}_author"])}).fetchall()
         author_keys += [(source, r[0]) for r in rows]
     author_affected: set[int] = set()
     if author_keys:
@@ -629,26 +638,10 @@ def update_metrics(conn: psycopg.Connection, *, overlap: dt.timedelta = DEFAULT_
         """, {"s2": s2, "oa": oa}).fetchall()
         author_affected = {r[0] for r in rows}
 
-    # 3. candidate papers: moved datestamp, new, gone, or rows stamped since the watermark,
-    #    plus every paper (then and now) of the touched researchers. "Then" reads every
-    #    state row (one hash join), so only for researchers the last run saw.
-    papers_then = """
-        UNION SELECT s.arxiv_id FROM wove.metrics_paper_state s
-              CROSS JOIN LATERAL unnest(s.researcher_ids) AS r(id)
-              JOIN unnest(%(known)s::bigint[]) AS t(id) ON t.id = r.id""" if known else ""
-    candidates = {r[0] for r in conn.execute("""
-        SELECT p.arxiv_id FROM wove.papers p
-        LEFT JOIN wove.metrics_paper_state s ON s.arxiv_id = p.arxiv_id
-        WHERE s.arxiv_id IS NULL OR s.oai_datestamp IS DISTINCT FROM p.oai_datestamp
-        UNION SELECT s.arxiv_id FROM wove.metrics_paper_state s
-              WHERE NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = s.arxiv_id)
-        UNION SELECT arxiv_id FROM wove.researcher_mentions WHERE matched_at >= %(since)s
-        UNION SELECT arxiv_id FROM wove.authorships WHERE aligned_at >= %(since)s
-        UNION SELECT arxiv_id FROM wove.s2_papers WHERE fetched_at >= %(since)s
-        UNION SELECT arxiv_id FROM wove.openalex_works WHERE fetched_at >= %(since)s
-        UNION SELECT arxiv_id FROM wove.researcher_mentions WHERE researcher_id = ANY(%(ids)s::bigint[])
-    """ + papers_then, {"since": since, "ids": touched, "known": known})}
-    candidates.update(changed_papers)
+    # 3. candidate papers: every paper a logged write touched (its row, authors, upstream
+    #    records, alignment or links; a moved link logs its paper, so the researchers it
+    #    left and joined are found through the paper's state then and now)
+    candidates = changes["paper"] | changes["authorship"] | set(changed_papers)
     phases.lap("detect")
 
     # 4. keep those whose fingerprint really changed; collect who and where (then and now)
