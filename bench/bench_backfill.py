@@ -188,6 +188,12 @@ HOT_SPOTS = """### Hot spots and what changed (2026-11-30)
   the fields the parser reads (a work's payload 9.1 -> 4.8 kB). The serving build computes each
   piece once (a researcher's institutions were a per-row subquery that scanned every institution,
   twice): a full build at 300k papers 153 -> 55 s.
+- **The metrics found what changed from row stamps minus a 24 h overlap** (a writer stamps rows
+  before it commits, so stamps alone could miss a late commit): every run re-checked a day of other
+  runs' work, and the day after a backfill the whole archive (31.9 s of the 300k day after, before).
+  Now (migration 0010) the triggers that log serving's keys log the metrics' keys
+  too, in the writer's transaction; a run takes what it can see, and a paper's state is built and
+  compared in the database, each input table aggregated once.
 - **The daily matching loads every member of each name block a day touches.** The sandbox world has
   few, large initial+surname blocks (~2,900 for the year, ~165 people behind each, far more than
   arXiv's long tail of surnames), so a day touches most of them and the day's matching reads most of
