@@ -36,6 +36,12 @@ def test_writes_are_logged_with_their_keys_before_and_after(database_url, small_
         conn.execute("DELETE FROM wove.papers WHERE arxiv_id = %s", (b,))  # cascades to paper_authors
         assert ("paper", b) in _log(conn)
         conn.execute("DELETE FROM wove.serving_changes")
+        conn.execute("INSERT INTO wove.researcher_coauthors (researcher_id, coauthor_id, papers) VALUES (7, 8, 1)")
+        assert _log(conn) == {("coauthor", "7"), ("coauthor", "8"), ("coauthor_pair", "7:8")}  # an edge, by pair
+        conn.execute("DELETE FROM wove.serving_changes")
+        conn.execute("UPDATE wove.researcher_coauthors SET papers = 2 WHERE researcher_id = 7")
+        assert _log(conn) == {("coauthor", "7"), ("coauthor", "8"), ("coauthor_pair", "7:8")}
+        conn.execute("DELETE FROM wove.serving_changes")
         conn.execute("INSERT INTO wove.researcher_redirects (old_id, new_id, reason) VALUES (5, 6, 'merge')")
         conn.execute("TRUNCATE wove.institution_metrics")
         assert _log(conn) == {("redirect", "5"), ("redirect", "6"), ("truncate", "institution_metrics")}

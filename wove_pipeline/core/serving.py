@@ -93,6 +93,9 @@ class _Table:
     passes: tuple[dict[str, str], ...] = ()
 
 
+# The (researcher_id, coauthor_id) edges in k_coauthor_pair.
+_PAIRS = "(SELECT split_part(k, ':', 1)::bigint, split_part(k, ':', 2)::bigint FROM {k_coauthor_pair} AS p(k))"
+
 # Route keys of papers in {src} (a table of serving.papers rows): the key set of an
 # incremental publish reads them from the changed rows, before and after.
 _PAPER_ROUTE_KEYS = """
@@ -311,8 +314,11 @@ _TABLES = (
     """,
         pk=("researcher_id", "coauthor_id"),
         indexes=("CREATE INDEX researcher_coauthors_top_idx ON {s}.researcher_coauthors (researcher_id, papers DESC, coauthor_id)",),
-        delete="researcher_id IN {k_coauthor} OR coauthor_id IN {k_coauthor}",
-        passes=({"where": "c.researcher_id IN {k_coauthor}"}, {"where": "c.coauthor_id IN {k_coauthor}"}),
+        delete="(researcher_id, coauthor_id) IN " + _PAIRS
+               + " OR researcher_id IN {k_researcher_exist} OR coauthor_id IN {k_researcher_exist}",
+        passes=({"where": "(c.researcher_id, c.coauthor_id) IN " + _PAIRS},
+                {"where": "c.researcher_id IN {k_researcher_exist}"},
+                {"where": "c.coauthor_id IN {k_researcher_exist}"}),
     ),
     # every live id resolves to itself; a retired id follows its redirect chain to the
     # first live id on it
@@ -466,9 +472,9 @@ _KEY_SETS: dict[str, tuple[str, str]] = {
     "k_paper_route": ("text", "SELECT route_key FROM ("
                       + _PAPER_ROUTE_KEYS.replace("{src}", "_gone_papers") + " UNION ALL "
                       + _PAPER_ROUTE_KEYS.replace("{src}", "_added_papers") + ") k"),
-    # co-author edges (both ends logged) and researchers that appeared or went
-    "k_coauthor": ("bigint", "SELECT key::bigint FROM (" + _CHANGED.format("coauthor") + ") c"
-                   " UNION SELECT key FROM _k_researcher_exist"),
+    # co-author edges: each changed edge ('<researcher_id>:<coauthor_id>', migration 0011;
+    # the edges of researchers that appeared or went come from k_researcher_exist)
+    "k_coauthor_pair": ("text", _CHANGED.format("coauthor_pair")),
     # routes: an id resolves differently only if a node of its chain changed (its redirect
     # row, or whether it is a live researcher). Where the old and the new chain part, the
     # node's redirect changed, and that node is still on the new chain: so walking the
