@@ -577,12 +577,11 @@ def _take_changes(conn: psycopg.Connection) -> dict[str, set[str]]:
     return changes
 
 
-def update_metrics(conn: psycopg.Connection, *, changed_papers: Iterable[str] = ()) -> MetricsRun:
+def update_metrics(conn: psycopg.Connection) -> MetricsRun:
     """Recompute only what changed since the last run (the first run is a full one, and so
     is a run after a core table was truncated).
 
-    ``changed_papers`` adds papers the caller knows changed (optional: the change log
-    has them). Call inside a transaction.
+    Call inside a transaction.
     """
     t0 = time.perf_counter()
     phases = _Phases()
@@ -641,7 +640,7 @@ def update_metrics(conn: psycopg.Connection, *, changed_papers: Iterable[str] = 
     # 3. candidate papers: every paper a logged write touched (its row, authors, upstream
     #    records, alignment or links; a moved link logs its paper, so the researchers it
     #    left and joined are found through the paper's state then and now)
-    candidates = changes["paper"] | changes["authorship"] | set(changed_papers)
+    candidates = changes["paper"] | changes["authorship"]
     phases.lap("detect")
 
     # 4. keep those whose fingerprint really changed; collect who and where (then and now)

@@ -472,7 +472,7 @@ _KEY_SETS: dict[str, tuple[str, str]] = {
     "k_paper_route": ("text", "SELECT route_key FROM ("
                       + _PAPER_ROUTE_KEYS.replace("{src}", "_gone_papers") + " UNION ALL "
                       + _PAPER_ROUTE_KEYS.replace("{src}", "_added_papers") + ") k"),
-    # co-author edges: each changed edge ('<researcher_id>:<coauthor_id>', migration 0011;
+    # co-author edges: each changed edge ('<researcher_id>:<coauthor_id>', migration 0010;
     # the edges of researchers that appeared or went come from k_researcher_exist)
     "k_coauthor_pair": ("text", _CHANGED.format("coauthor_pair")),
     # routes: an id resolves differently only if a node of its chain changed (its redirect

@@ -14,6 +14,8 @@ CREATE TABLE wove.metrics_changes (
 -- One trigger function for both logs (renamed: it is no longer serving's alone). Each
 -- difference is computed once and inserted into both; the metrics log keeps only the kinds
 -- the metrics read (their own writes, co-author edges for one, would otherwise come back).
+-- A key column argument 'a+b' logs the values of a and b joined by ':' (a row with either
+-- NULL logs nothing); one column logs as before.
 ALTER FUNCTION wove.serving_log_changes() RENAME TO log_changes;
 
 CREATE OR REPLACE FUNCTION wove.log_changes() RETURNS trigger
@@ -24,6 +26,11 @@ DECLARE
         ' s AS (INSERT INTO wove.serving_changes (kind, key) SELECT kind, key FROM c)'
         ' INSERT INTO wove.metrics_changes (kind, key) SELECT kind, key FROM c'
         ' WHERE kind IN (''paper'', ''authorship'', ''researcher'', ''s2_author'', ''openalex_author'')';
+    cols text[];
+    row_key text;
+    row_present text;
+    json_key text;
+    json_present text;
 BEGIN
     IF TG_OP = 'TRUNCATE' THEN
         INSERT INTO wove.serving_changes (kind, key) VALUES ('truncate', TG_TABLE_NAME);
@@ -31,56 +38,69 @@ BEGIN
         RETURN NULL;
     END IF;
     FOR i IN 1 .. (TG_NARGS - 1) / 2 LOOP
+        cols := string_to_array(TG_ARGV[2 * i], '+');
+        -- the key as text, from a transition row (t) or from its JSON (d.r), and its presence
+        row_key := (SELECT string_agg(format('t.%I::text', c), ' || '':'' || ') FROM unnest(cols) c);
+        row_present := (SELECT string_agg(format('t.%I IS NOT NULL', c), ' AND ') FROM unnest(cols) c);
+        json_key := (SELECT string_agg(format('(d.r ->> %L)', c), ' || '':'' || ') FROM unnest(cols) c);
+        json_present := (SELECT string_agg(format('d.r ->> %L IS NOT NULL', c), ' AND ') FROM unnest(cols) c);
         IF TG_OP = 'UPDATE' THEN
             -- rows as JSON without the ignored columns: those that differ, before and after
             EXECUTE format(
-                'WITH c AS (SELECT DISTINCT %L AS kind, d.r ->> %L AS key FROM ('
+                'WITH c AS (SELECT DISTINCT %L AS kind, %s AS key FROM ('
                 '(SELECT to_jsonb(n) - $1 FROM new_rows n EXCEPT SELECT to_jsonb(o) - $1 FROM old_rows o)'
                 ' UNION ALL '
                 '(SELECT to_jsonb(o) - $1 FROM old_rows o EXCEPT SELECT to_jsonb(n) - $1 FROM new_rows n)'
-                ') d(r) WHERE d.r ->> %L IS NOT NULL),' || both_logs,
-                TG_ARGV[2 * i - 1], TG_ARGV[2 * i], TG_ARGV[2 * i]) USING ignored;
+                ') d(r) WHERE %s),' || both_logs,
+                TG_ARGV[2 * i - 1], json_key, json_present) USING ignored;
         ELSE
-            -- every row inserted or deleted: the key column alone (cheap on bulk loads)
+            -- every row inserted or deleted: the key columns alone (cheap on bulk loads)
             EXECUTE format(
-                'WITH c AS (SELECT DISTINCT %L AS kind, t.%I::text AS key FROM %I t WHERE t.%I IS NOT NULL),'
-                || both_logs,
-                TG_ARGV[2 * i - 1], TG_ARGV[2 * i], CASE TG_OP WHEN 'INSERT' THEN 'new_rows' ELSE 'old_rows' END,
-                TG_ARGV[2 * i]);
+                'WITH c AS (SELECT DISTINCT %L AS kind, %s AS key FROM %I t WHERE %s),' || both_logs,
+                TG_ARGV[2 * i - 1], row_key, CASE TG_OP WHEN 'INSERT' THEN 'new_rows' ELSE 'old_rows' END,
+                row_present);
         END IF;
     END LOOP;
     RETURN NULL;
 END
 $$;
 
--- Author records and OpenAlex redirects: the metrics read them, serving does not (their
--- keys in serving's log match none of its key sets).
-DO $$
+-- The four statement triggers (insert, update, delete, truncate) that log a table's writes
+-- with these arguments (see log_changes), replacing any it had. For later migrations too.
+CREATE FUNCTION wove.set_log_triggers(name text, args text[]) RETURNS void
+    LANGUAGE plpgsql AS $$
 DECLARE
-    t record;
+    a text := (SELECT string_agg(quote_literal(x), ', ') FROM unnest(args) x);
 BEGIN
-    FOR t IN SELECT * FROM (VALUES
-        ('s2_authors',                ARRAY['', 's2_author', 'author_id']),
-        ('openalex_authors',          ARRAY['', 'openalex_author', 'author_id']),
-        ('openalex_author_redirects', ARRAY['', 'openalex_author', 'old_author_id', 'openalex_author', 'new_author_id'])
-    ) v(name, args)
-    LOOP
-        EXECUTE format('CREATE TRIGGER log_insert AFTER INSERT ON wove.%I REFERENCING NEW TABLE AS new_rows'
-                       ' FOR EACH STATEMENT EXECUTE FUNCTION wove.log_changes(%s)',
-                       t.name, (SELECT string_agg(quote_literal(a), ', ') FROM unnest(t.args) a));
-        EXECUTE format('CREATE TRIGGER log_update AFTER UPDATE ON wove.%I'
-                       ' REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows'
-                       ' FOR EACH STATEMENT EXECUTE FUNCTION wove.log_changes(%s)',
-                       t.name, (SELECT string_agg(quote_literal(a), ', ') FROM unnest(t.args) a));
-        EXECUTE format('CREATE TRIGGER log_delete AFTER DELETE ON wove.%I REFERENCING OLD TABLE AS old_rows'
-                       ' FOR EACH STATEMENT EXECUTE FUNCTION wove.log_changes(%s)',
-                       t.name, (SELECT string_agg(quote_literal(a), ', ') FROM unnest(t.args) a));
-        EXECUTE format('CREATE TRIGGER log_truncate AFTER TRUNCATE ON wove.%I'
-                       ' FOR EACH STATEMENT EXECUTE FUNCTION wove.log_changes(%s)',
-                       t.name, (SELECT string_agg(quote_literal(a), ', ') FROM unnest(t.args) a));
-    END LOOP;
+    EXECUTE format('DROP TRIGGER IF EXISTS serving_log_insert ON wove.%I', name);
+    EXECUTE format('DROP TRIGGER IF EXISTS serving_log_update ON wove.%I', name);
+    EXECUTE format('DROP TRIGGER IF EXISTS serving_log_delete ON wove.%I', name);
+    EXECUTE format('DROP TRIGGER IF EXISTS serving_log_truncate ON wove.%I', name);
+    EXECUTE format('CREATE TRIGGER serving_log_insert AFTER INSERT ON wove.%I REFERENCING NEW TABLE AS new_rows'
+                   ' FOR EACH STATEMENT EXECUTE FUNCTION wove.log_changes(%s)', name, a);
+    EXECUTE format('CREATE TRIGGER serving_log_update AFTER UPDATE ON wove.%I'
+                   ' REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows'
+                   ' FOR EACH STATEMENT EXECUTE FUNCTION wove.log_changes(%s)', name, a);
+    EXECUTE format('CREATE TRIGGER serving_log_delete AFTER DELETE ON wove.%I REFERENCING OLD TABLE AS old_rows'
+                   ' FOR EACH STATEMENT EXECUTE FUNCTION wove.log_changes(%s)', name, a);
+    EXECUTE format('CREATE TRIGGER serving_log_truncate AFTER TRUNCATE ON wove.%I'
+                   ' FOR EACH STATEMENT EXECUTE FUNCTION wove.log_changes(%s)', name, a);
 END
 $$;
+
+-- Author records and OpenAlex redirects: the metrics read them, serving does not (their
+-- keys in serving's log match none of its key sets).
+SELECT wove.set_log_triggers('s2_authors', ARRAY['', 's2_author', 'author_id']);
+SELECT wove.set_log_triggers('openalex_authors', ARRAY['', 'openalex_author', 'author_id']);
+SELECT wove.set_log_triggers('openalex_author_redirects',
+                             ARRAY['', 'openalex_author', 'old_author_id', 'openalex_author', 'new_author_id']);
+
+-- Co-author edges also log each edge ('coauthor_pair', '<researcher_id>:<coauthor_id>'): an
+-- incremental publish rewrites those edges, not every edge of both ends (a new paper of a
+-- prolific researcher re-read all their hundreds; in a 300k day's publish, 8 of 18 s).
+-- 'coauthor' per end stays: a researcher's page shows their co-author count.
+SELECT wove.set_log_triggers('researcher_coauthors', ARRAY[
+    '', 'coauthor', 'researcher_id', 'coauthor', 'coauthor_id', 'coauthor_pair', 'researcher_id+coauthor_id']);
 
 -- The stamps' indexes served only that detection (every write paid for them).
 DROP INDEX wove.researcher_mentions_matched_at_idx;
