@@ -41,6 +41,9 @@ def test_every_sample_parses_into_rows(load_bytes, name):
             paper = merge_paper(None, parse_arxivraw_metadata(rec.xml), rec.datestamp)
         assert paper.arxiv_id == rec.arxiv_id
         assert paper.published.tzinfo is not None
+        # the pipeline parses the page's elements in place: the same as the record's own XML
+        parse = parse_arxiv_metadata if rec.metadata_prefix == "arXiv" else parse_arxivraw_metadata
+        assert parse(rec.element) == parse(rec.xml)
         row = paper.as_row()
         assert set(row) == {
             "arxiv_id", "is_old_style", "current_version", "versions", "title_tex", "title",

@@ -128,7 +128,9 @@ def _text(el: etree._Element | None) -> str | None:
     """Element text with outer whitespace stripped; ``None`` for absent or empty."""
     if el is None:
         return None
-    s = str(_string_value(el)).strip()
+    # no children (nor comments): the text is the string-value, without an XPath call
+    s = (el.text or "") if len(el) == 0 else str(_string_value(el))
+    s = s.strip()
     return s or None
 
 
@@ -159,7 +161,12 @@ class RawRecord:
     set_specs: tuple[str, ...]
     deleted: bool
     metadata_prefix: str | None  # "arXiv" | "arXivRaw" | "oai_dc" | … | None (no metadata)
-    xml: bytes  # the record's own XML, self-contained (namespaces declared), for raw/quarantine
+    element: etree._Element = field(compare=False, repr=False)  # in the parsed page's tree
+
+    @property
+    def xml(self) -> bytes:
+        """The record's own XML, self-contained (namespaces declared), for quarantine."""
+        return etree.tostring(self.element, encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -219,7 +226,7 @@ def _raw_record(el: etree._Element, default_prefix: str | None) -> RawRecord:
         set_specs=set_specs,
         deleted=deleted,
         metadata_prefix=prefix,
-        xml=etree.tostring(el, encoding="utf-8"),
+        element=el,
     )
 
 
@@ -373,8 +380,9 @@ class ArxivRawMeta:
         return self.arxiv_id
 
 
-def _find_format_root(record_xml: bytes, ns: str, local: str) -> etree._Element:
-    root = _parse_xml(record_xml, RecordParseError, f"{local} record")
+def _find_format_root(record: bytes | etree._Element, ns: str, local: str) -> etree._Element:
+    # an element of a page parse_oai_page read (safely) already is parsed: not again
+    root = record if isinstance(record, etree._Element) else _parse_xml(record, RecordParseError, f"{local} record")
     tag = f"{{{ns}}}{local}"
     if root.tag == tag:
         return root
@@ -479,11 +487,12 @@ def _arxiv_authors(el: etree._Element, warnings: list[str]) -> tuple[Author, ...
     return tuple(authors)
 
 
-def parse_arxiv_metadata(record_xml: bytes) -> ArxivMeta:
+def parse_arxiv_metadata(record_xml: bytes | etree._Element) -> ArxivMeta:
     """Parse ``metadataPrefix=arXiv`` metadata.
 
-    ``record_xml`` may be a ``<record>`` (as kept in :class:`RawRecord`), a whole GetRecord
-    response or just the ``<arXiv>`` element. Raises :class:`RecordParseError`.
+    ``record_xml`` may be a ``<record>`` (as kept in :class:`RawRecord`: its XML or its
+    element), a whole GetRecord response or just the ``<arXiv>`` element. Raises
+    :class:`RecordParseError`.
     """
     el = _find_format_root(record_xml, ARXIV_NS, "arXiv")
     warnings: list[str] = []
@@ -530,7 +539,7 @@ def _rfc822(s: str | None, what: str) -> datetime:
     return dt.astimezone(timezone.utc)
 
 
-def parse_arxivraw_metadata(record_xml: bytes) -> ArxivRawMeta:
+def parse_arxivraw_metadata(record_xml: bytes | etree._Element) -> ArxivRawMeta:
     """Parse ``metadataPrefix=arXivRaw`` metadata. Raises :class:`RecordParseError`."""
     el = _find_format_root(record_xml, ARXIV_RAW_NS, "arXivRaw")
     warnings: list[str] = []

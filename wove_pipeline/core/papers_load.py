@@ -99,8 +99,8 @@ def parse_day(store: RawStore, day: dt.date) -> ParsedDay:
     for identifier in sorted(set(arxiv) | set(raw)):
         a, r = arxiv.get(identifier), raw.get(identifier)
         try:
-            meta = parse_arxiv_metadata(a.xml) if a is not None else None
-            raw_meta = parse_arxivraw_metadata(r.xml) if r is not None else None
+            meta = parse_arxiv_metadata(a.element) if a is not None else None
+            raw_meta = parse_arxivraw_metadata(r.element) if r is not None else None
             datestamp = (a or r).datestamp
             result.papers.append(merge_paper(meta, raw_meta, datestamp))
         except Exception as exc:  # any failure of one record quarantines that record only
