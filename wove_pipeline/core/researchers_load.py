@@ -9,7 +9,8 @@ One call of `match_researchers` runs in one transaction:
    categories and date, co-authors, and the aligned S2 / OpenAlex ids, ORCID and
    institutions from wove.authorships. An incremental run loads the changed papers, the
    name blocks their positions fall in, and every position of the researchers in those
-   blocks (what the assignment and the researcher rows read); a full run, or the first
+   blocks (what the assignment and the researcher rows read), not their co-authors'
+   positions on those papers (but their names, for co-author keys); a full run, or the first
    run on links without block keys, loads everything. Of the loaded papers, those whose
    evidence hash moved are re-decided (late enrichment re-decides those positions);
 3. cluster: everything at once on the first run (or `full=True`), otherwise assign the new
@@ -117,10 +118,12 @@ _EVIDENCE_JSON = json.JSONEncoder(default=str).encode
 
 
 def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, *,
-                  hash_evidence: bool = True) -> tuple[list[Mention], dict[str, str | None]]:
-    """Every author position (of these papers) as a Mention, and a hash of each paper's
-    author evidence (None for every paper with ``hash_evidence=False``: papers whose input
-    fingerprint says their evidence did not move)."""
+                  hash_evidence: bool = True, only: set[tuple[str, int]] | None = None,
+                  ) -> tuple[list[Mention], dict[str, str | None]]:
+    """Every author position (of these papers; of them, the ``only`` (arxiv_id, position)
+    pairs) as a Mention, and a hash of each paper's author evidence (None for every paper
+    with ``hash_evidence=False``: papers whose input fingerprint says their evidence did
+    not move). Co-author keys always come from every position of the paper."""
     # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
     if arxiv_ids is None:
         rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
@@ -135,18 +138,28 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
         by_paper[row[0]].append(row)
     mentions: list[Mention] = []
     evidence_hash: dict[str, str | None] = {}
+    block_keys: dict[tuple, str] = {}  # (forenames, keyname) -> block: names repeat across papers
+
+    def block_of(row: tuple) -> str:
+        key = block_keys.get(row[3:1:-1])
+        if key is None:
+            key = block_keys[row[3:1:-1]] = make_name(row[3], None, row[2]).block
+        return key
+
     for arxiv_id, paper_rows in by_paper.items():
         if arxiv_id not in paper_fields:
             continue  # positions of a paper that is gone (the inner join of one query did this)
         published, categories, title, abstract, journal_ref = paper_fields[arxiv_id]
         text = f"{title}\n{abstract or ''}"
         categories = list(categories or [])
-        keys = [make_name(r[3], None, r[2]).block for r in paper_rows]
+        keys = [block_of(r) for r in paper_rows]
         big = len(paper_rows) > MAX_COAUTHORS  # giant collaborations carry no per-person co-author signal
         digest = hashlib.sha256()
         for k, (_, position, keyname, forenames, suffix, affiliations, s2_author_id, s2_confidence,
                 openalex_author_id, openalex_confidence, orcid, institution_ids,
                 raw_affiliations) in enumerate(paper_rows):
+            if only is not None and (arxiv_id, position) not in only:
+                continue
             s2_ok = (s2_confidence or 0) >= MIN_ALIGNMENT_CONFIDENCE
             oa_ok = (openalex_confidence or 0) >= MIN_ALIGNMENT_CONFIDENCE
             confidences = [c for c, ok in ((s2_confidence, s2_ok), (openalex_confidence, oa_ok)) if ok]
@@ -272,14 +285,18 @@ def _load_scoped(conn: psycopg.Connection, inputs: dict[str, str],
         seeds |= {_split_mention_id(mid)[0] for mid in _broken_overrides(overrides, linked)}
     seeds_sorted = sorted(seeds)
     mentions, evidence = load_mentions(conn, seeds_sorted)
-    rest = [r[0] for r in conn.execute("""
+    # the positions of those researchers on other papers: every position of the touched
+    # blocks (all are linked) and the researchers' positions elsewhere; not the papers'
+    # other authors (only their names, for co-author keys)
+    positions = conn.execute("""
         WITH r AS (SELECT researcher_id FROM wove.researcher_mentions WHERE block = ANY(%(blocks)s)
                    UNION SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%(seeds)s))
-        SELECT DISTINCT rm.arxiv_id FROM wove.researcher_mentions rm JOIN r USING (researcher_id)
-        WHERE rm.arxiv_id <> ALL(%(seeds)s)
-        ORDER BY 1""", {"blocks": sorted({m.block for m in mentions}), "seeds": seeds_sorted})]
+        SELECT rm.arxiv_id, rm.position FROM wove.researcher_mentions rm JOIN r USING (researcher_id)
+        WHERE rm.arxiv_id <> ALL(%(seeds)s)""", {"blocks": sorted({m.block for m in mentions}), "seeds": seeds_sorted})
+    only = set(positions.fetchall())
+    rest = sorted({arxiv_id for arxiv_id, _ in only})
     # the rest are not in `inputs`: their evidence is what their last match hashed
-    more, more_evidence = load_mentions(conn, rest, hash_evidence=False)
+    more, more_evidence = load_mentions(conn, rest, hash_evidence=False, only=only)
     return mentions + more, {**evidence, **more_evidence}, seeds_sorted + rest
 
 
@@ -307,11 +324,15 @@ def match_researchers(
         " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)",
         {"all": papers is None, "ids": [p for p, h in evidence.items() if h is not None]}).fetchall())
     changed_papers = {p for p, h in evidence.items() if h is not None and state.get(p) != h}
+    # links of the loaded positions, every link of the changed papers (a position a paper
+    # lost is no mention any more: its link goes) and of papers that are gone; not those of
+    # the other authors of a paper loaded for one researcher's position
     previous = {
-        mention_id(arxiv_id, position): researcher_id
+        mid: researcher_id
         for arxiv_id, position, researcher_id in conn.execute(
             "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE %(all)s OR arxiv_id = ANY(%(ids)s)",
             {"all": papers is None, "ids": papers or []})
+        if (mid := mention_id(arxiv_id, position)) in by_id or evidence.get(arxiv_id, "gone") is not None
     }
     redirects = {
         r["old_id"]: Redirect(r["old_id"], r["new_id"], r["reason"], r["redirected_at"])
