@@ -78,8 +78,8 @@ _PAPER_RECORD = """jsonb_build_object(
 # SELECT, {s} is the schema of the serving tables it reads (serving_build in a full build,
 # serving in an incremental one) and each {where...} marker is a key filter: `true` in a
 # full build. An incremental publish runs one pass per dict of `passes` (marker -> filter,
-# where {k_<name>} is a key set, see _KEY_SETS) and replaces the serving rows `delete`
-# selects by the union of those passes. That is exact as long as every row outside
+# where {k_<name>} is a key set, see _KEY_SETS) and replaces the serving rows any
+# condition of `delete` selects by the union of those passes. That is exact as long as every row outside
 # `delete` is the same in the live table and in the SELECT: the key sets are built so.
 
 
@@ -89,7 +89,9 @@ class _Table:
     select: str
     pk: tuple[str, ...]
     indexes: tuple[str, ...] = ()
-    delete: str = ""
+    # rows an incremental publish rewrites: one condition per key set, each with an index
+    # to find its rows by (an OR of them was one scan of the whole table)
+    delete: tuple[str, ...] = ()
     passes: tuple[dict[str, str], ...] = ()
 
 
@@ -164,8 +166,9 @@ _TABLES = (
         indexes=(
             "CREATE UNIQUE INDEX papers_slug_idx ON {s}.papers (slug)",
             "CREATE INDEX papers_published_idx ON {s}.papers (published DESC, arxiv_id DESC)",
+            "CREATE INDEX papers_old_style_route_idx ON {s}.papers (replace(arxiv_id, '/', '-')) WHERE is_old_style",
         ),
-        delete="arxiv_id IN {k_paper}",
+        delete=("arxiv_id IN {k_paper}",),
         # = ANY(ARRAY(<key set>)): index look-ups into paper_authors and researcher_mentions
         # for a day's keys (an IN (SELECT ...) was planned as a scan of all of either)
         passes=({"where": "p.arxiv_id IN {k_paper}", "where_authors": "pa.arxiv_id = ANY(ARRAY{k_paper})",
@@ -181,8 +184,10 @@ _TABLES = (
     ORDER BY route_key, prio, arxiv_id
     """,
         pk=("route_key",),
-        delete="route_key IN {k_paper_route}",
-        passes=({"where": "route_key IN {k_paper_route}"},),
+        delete=("route_key IN {k_paper_route}",),
+        # = ANY(ARRAY(...)) goes into each branch of the keys' UNION ALL: index look-ups
+        # into papers (arxiv_id, slug, old-style route) instead of scans of all of it
+        passes=({"where": "route_key = ANY(ARRAY{k_paper_route})"},),
     ),
     # ---------------------------------------------------------------- researchers
     _Table(
@@ -279,7 +284,7 @@ _TABLES = (
     """,
         pk=("researcher_id",),
         indexes=("CREATE INDEX researchers_same_name_idx ON {s}.researchers (normalized_name, papers_here DESC, researcher_id)",),
-        delete="researcher_id IN {k_researcher}",
+        delete=("researcher_id IN {k_researcher}",),
         passes=({"where": "r.researcher_id IN {k_researcher}", "where_institutions": "mi.researcher_id IN {k_researcher}",
                  "where_coauthors": "c.researcher_id IN {k_researcher}"},),
     ),
@@ -299,8 +304,9 @@ _TABLES = (
             "CREATE INDEX researcher_papers_newest_idx ON {s}.researcher_papers (researcher_id, published DESC, arxiv_id DESC)",
             """CREATE INDEX researcher_papers_category_idx ON {s}.researcher_papers
        (researcher_id, primary_category, published DESC, arxiv_id DESC)""",
+            "CREATE INDEX researcher_papers_paper_idx ON {s}.researcher_papers (arxiv_id)",
         ),
-        delete="researcher_id IN {k_researcher_exist} OR arxiv_id IN {k_paper_raw}",
+        delete=("researcher_id IN {k_researcher_exist}", "arxiv_id IN {k_paper_raw}"),
         passes=({"where": "rm.researcher_id IN {k_researcher_exist}"}, {"where": "rm.arxiv_id IN {k_paper_raw}"}),
     ),
     _Table(
@@ -313,9 +319,10 @@ _TABLES = (
     WHERE {where}
     """,
         pk=("researcher_id", "coauthor_id"),
-        indexes=("CREATE INDEX researcher_coauthors_top_idx ON {s}.researcher_coauthors (researcher_id, papers DESC, coauthor_id)",),
-        delete="(researcher_id, coauthor_id) IN " + _PAIRS
-               + " OR researcher_id IN {k_researcher_exist} OR coauthor_id IN {k_researcher_exist}",
+        indexes=("CREATE INDEX researcher_coauthors_top_idx ON {s}.researcher_coauthors (researcher_id, papers DESC, coauthor_id)",
+                 "CREATE INDEX researcher_coauthors_coauthor_idx ON {s}.researcher_coauthors (coauthor_id)"),
+        delete=("(researcher_id, coauthor_id) IN " + _PAIRS, "researcher_id IN {k_researcher_exist}",
+                "coauthor_id IN {k_researcher_exist}"),
         passes=({"where": "(c.researcher_id, c.coauthor_id) IN " + _PAIRS},
                 {"where": "c.researcher_id IN {k_researcher_exist}"},
                 {"where": "c.coauthor_id IN {k_researcher_exist}"}),
@@ -340,7 +347,7 @@ _TABLES = (
      ORDER BY c.route_id, c.depth)
     """,
         pk=("route_id",),
-        delete="route_id IN {k_route}",
+        delete=("route_id IN {k_route}",),
         passes=({"where_chain": "old_id IN {k_route}", "where_live": "researcher_id IN {k_route}"},),
     ),
     # ---------------------------------------------------------------- institutions
@@ -358,7 +365,7 @@ _TABLES = (
     WHERE {where}
     """,
         pk=("institution_id",),
-        delete="institution_id IN {k_institution}",
+        delete=("institution_id IN {k_institution}",),
         passes=({"where": "i.institution_id IN {k_institution}"},),
     ),
     _Table(
@@ -374,8 +381,9 @@ _TABLES = (
     WHERE {where}
     """,
         pk=("institution_id", "arxiv_id"),
-        indexes=("CREATE INDEX institution_papers_newest_idx ON {s}.institution_papers (institution_id, published DESC, arxiv_id DESC)",),
-        delete="institution_id IN {k_institution_exist} OR arxiv_id IN {k_institution_paper}",
+        indexes=("CREATE INDEX institution_papers_newest_idx ON {s}.institution_papers (institution_id, published DESC, arxiv_id DESC)",
+                 "CREATE INDEX institution_papers_paper_idx ON {s}.institution_papers (arxiv_id)"),
+        delete=("institution_id IN {k_institution_exist}", "arxiv_id IN {k_institution_paper}"),
         # the overlap (&&) lets the GIN index find the few papers of the institutions in the key set
         passes=({"where": "i.institution_id IN {k_institution_exist} AND s.institution_ids && ARRAY{k_institution_exist}"},
                 {"where": "s.arxiv_id IN {k_institution_paper}"}),
@@ -393,8 +401,9 @@ _TABLES = (
     GROUP BY 1, 2
     """,
         pk=("institution_id", "researcher_id"),
-        indexes=("CREATE INDEX institution_researchers_top_idx ON {s}.institution_researchers (institution_id, papers DESC, researcher_id)",),
-        delete="institution_id IN {k_institution_exist} OR researcher_id IN {k_institution_researcher}",
+        indexes=("CREATE INDEX institution_researchers_top_idx ON {s}.institution_researchers (institution_id, papers DESC, researcher_id)",
+                 "CREATE INDEX institution_researchers_researcher_idx ON {s}.institution_researchers (researcher_id)"),
+        delete=("institution_id IN {k_institution_exist}", "researcher_id IN {k_institution_researcher}"),
         passes=({"where": "x.institution_id IN {k_institution_exist}"},
                 {"where": "rm.researcher_id IN {k_institution_researcher}"}),
     ),
@@ -408,7 +417,7 @@ _TABLES = (
     ORDER BY route_key, prio, papers DESC, institution_id
     """,
         pk=("route_key",),
-        delete="route_key IN {k_institution_route}",
+        delete=("route_key IN {k_institution_route}",),
         passes=({"where": "route_key IN {k_institution_route}"},),
     ),
 )
@@ -448,20 +457,20 @@ _VIEWS = [
 # Key sets of an incremental publish, in the order they are made (each just before the
 # first table that uses it, so a set may read the rows the tables before it changed:
 # _gone_<table> and _added_<table>). wove.serving_changes holds the keys of every write to
-# the core tables since the last publish (migration 0009). For each set, why it covers
-# every row that can differ:
-_CHANGED = "SELECT key FROM wove.serving_changes WHERE kind = ANY('{{{}}}'::text[])"
+# the core tables since the last publish (migration 0009); the publish reads it once into
+# _changes (_copy_changes). For each set, why it covers every row that can differ:
+_CHANGED = "SELECT key FROM _changes WHERE kind = ANY('{{{}}}'::text[])"
 _KEY_SETS: dict[str, tuple[str, str]] = {
     # papers: its own row, authors, mentions, citations (S2, OpenAlex), topics; and every
     # paper with a mention of a researcher whose row (name, existence) changed
     "k_paper": ("text", _CHANGED.format("paper") + """
         UNION SELECT rm.arxiv_id FROM wove.researcher_mentions rm
-        WHERE rm.researcher_id IN (SELECT key::bigint FROM wove.serving_changes WHERE kind = 'researcher')"""),
+        WHERE rm.researcher_id IN (SELECT key::bigint FROM _changes WHERE kind = 'researcher')"""),
     # researchers: their row, metrics, co-author count; and names/ROR of their institutions
     "k_researcher": ("bigint", "SELECT key::bigint FROM (" + _CHANGED.format("researcher,researcher_metrics,coauthor")
                      + ") c" + """
         UNION SELECT m.researcher_id FROM wove.researcher_metrics m
-        WHERE EXISTS (SELECT 1 FROM wove.serving_changes c WHERE c.kind = 'institution')
+        WHERE EXISTS (SELECT 1 FROM _changes c WHERE c.kind = 'institution')
           AND EXISTS (SELECT 1 FROM jsonb_array_elements(m.institutions) e
                       WHERE e ->> 'institution_id' IN (""" + _CHANGED.format("institution") + "))"),
     # researcher_papers: mentions and papers by paper; a researcher row that appeared or went
@@ -481,7 +490,7 @@ _KEY_SETS: dict[str, tuple[str, str]] = {
     # current redirects back from the changed nodes finds every such id.
     "k_route": ("bigint", """
         WITH RECURSIVE back(id) AS (
-            SELECT key::bigint FROM wove.serving_changes WHERE kind = 'redirect'
+            SELECT key::bigint FROM _changes WHERE kind = 'redirect'
             UNION SELECT key FROM _k_researcher_exist
             UNION SELECT rr.old_id FROM back JOIN wove.researcher_redirects rr ON rr.new_id = back.id)
         SELECT id FROM back"""),
@@ -654,7 +663,7 @@ def _apply(conn: psycopg.Connection, t: _Table, site_url: str, sizes: dict[str, 
     live, stage, gone, added = f"{SCHEMA}.{t.name}", f"_stage_{t.name}", f"_gone_{t.name}", f"_added_{t.name}"
     for temp in (stage, gone, added):
         conn.execute(f"CREATE TEMP TABLE {temp} (LIKE {live}) ON COMMIT DROP")
-    if not any(sizes[name] for name in _key_sets_in(t.delete)):
+    if not any(sizes[name] for name in _key_sets_in(*t.delete)):
         return 0, 0  # no key: nothing to rewrite
     conn.execute(f"ALTER TABLE {stage} ADD PRIMARY KEY ({', '.join(t.pk)})")
     for filters in t.passes:
@@ -664,10 +673,14 @@ def _apply(conn: psycopg.Connection, t: _Table, site_url: str, sizes: dict[str, 
                      _params(t.select, site_url))
     conn.execute(f"ANALYZE {stage}")
     same_key = " AND ".join(f"n.{c} = o.{c}" for c in t.pk)
-    deleted = conn.execute(
-        f"WITH d AS (DELETE FROM {live} o WHERE ({_render(t.delete, SCHEMA)})"
-        f" AND NOT EXISTS (SELECT 1 FROM {stage} n WHERE {same_key} AND ROW(n.*) IS NOT DISTINCT FROM ROW(o.*))"
-        f" RETURNING o.*) INSERT INTO {gone} SELECT * FROM d").rowcount
+    deleted = 0
+    for condition in t.delete:
+        if not any(sizes[name] for name in _key_sets_in(condition)):
+            continue
+        deleted += conn.execute(
+            f"WITH d AS (DELETE FROM {live} o WHERE ({_render(condition, SCHEMA)})"
+            f" AND NOT EXISTS (SELECT 1 FROM {stage} n WHERE {same_key} AND ROW(n.*) IS NOT DISTINCT FROM ROW(o.*))"
+            f" RETURNING o.*) INSERT INTO {gone} SELECT * FROM d").rowcount
     inserted = conn.execute(
         f"WITH i AS (INSERT INTO {live} SELECT n.* FROM {stage} n"
         f" WHERE NOT EXISTS (SELECT 1 FROM {live} o WHERE {same_key}) RETURNING *)"
@@ -689,9 +702,17 @@ def _full_rebuild_reason(conn: psycopg.Connection, site_url: str, migration: int
         return "the site URL changed"
     if last[0]["migration"] != migration:
         return "migrations were applied since"
-    if db.fetch_value(conn, "SELECT 1 FROM wove.serving_changes WHERE kind = 'truncate' LIMIT 1"):
-        return "a core table was truncated"
     return None
+
+
+def _copy_changes(conn: psycopg.Connection) -> bool:
+    """The change log as this publish sees it, read once into _changes for every key set
+    (the log is a heap of short-lived rows: after a big day, or before autovacuum has been
+    by, each scan of it reads every page it ever had). True when a core table was truncated."""
+    conn.execute("CREATE TEMP TABLE _changes ON COMMIT DROP AS SELECT DISTINCT kind, key FROM wove.serving_changes")
+    conn.execute("CREATE INDEX ON _changes (kind, key)")
+    conn.execute("ANALYZE _changes")
+    return bool(db.fetch_value(conn, "SELECT EXISTS (SELECT 1 FROM _changes WHERE kind = 'truncate')"))
 
 
 def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | None = None,
@@ -719,6 +740,8 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                 migration = db.fetch_value(conn, "SELECT max(version) FROM wove.schema_migrations")
                 reason = "requested" if full else _full_rebuild_reason(conn, site_url, migration)
+                if reason is None and _copy_changes(conn):
+                    reason = "a core table was truncated"
                 published_at = db.fetch_value(conn, "SELECT now()")
                 publication_id = int(published_at.timestamp() * 1000)
                 as_of = db.fetch_value(conn, "SELECT max(oai_datestamp) FROM wove.papers")
@@ -733,9 +756,13 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
                             made["k_researcher"] > full_above * max(counts["researchers"], 1):
                         reason = f"more than {full_above:.0%} of the papers or researchers changed"
                 if reason is None:
+                    # a day's keys are a sliver of tables whose pages are mostly cached: price
+                    # random reads as an SSD does (PostgreSQL's default, 4, is a spinning
+                    # disk's), or a few thousand index look-ups lose to a scan of millions
+                    conn.execute("SET LOCAL random_page_cost = 1.1")
                     for t in _TABLES:
                         table_started = time.perf_counter()
-                        for name in _key_sets_in(t.delete, *(v for p in t.passes for v in p.values())):
+                        for name in _key_sets_in(*t.delete, *(v for p in t.passes for v in p.values())):
                             if name not in made:
                                 made[name] = _make_key_set(conn, name)
                         deleted, inserted = _apply(conn, t, site_url, made)
@@ -766,6 +793,9 @@ def publish(url: str, *, site_url: str = "", export_dir: str | os.PathLike | Non
                     " site_url, migration, rows_written, seconds) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (publication_id, published_at, mode, reason, _definition_hash(), site_url, migration,
                      json.dumps(written), time.perf_counter() - started))
+        # the log is a queue, emptied by every publish: reclaim its dead rows now, or the
+        # next publish reads every page a big day (or a backfill) left behind
+        conn.execute("VACUUM wove.serving_changes")
         if drop_old:
             drop_old_schemas(conn)
     result: dict[str, Any] = {"publication_id": publication_id, "published_at": published_at, "mode": mode,
