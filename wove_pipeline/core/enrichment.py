@@ -838,10 +838,11 @@ def align_days(database_url: str, days: Sequence[dt.date],
             " LEFT JOIN wove.s2_papers s USING (arxiv_id) LEFT JOIN wove.openalex_works w USING (arxiv_id)"
             " LEFT JOIN LATERAL (SELECT min(aligned_at) AS aligned_at FROM wove.authorships x"
             "   WHERE x.arxiv_id = p.arxiv_id) al ON true"
-            " WHERE p.oai_datestamp = ANY(%s)"
-            "  OR (p.oai_datestamp BETWEEN %s AND %s AND (s.arxiv_id IS NOT NULL OR w.arxiv_id IS NOT NULL)"
-            "      AND (al.aligned_at IS NULL OR s.fetched_at > al.aligned_at OR w.fetched_at > al.aligned_at))",
-            (days, start, end))]
+            # the window first (the run's days are in it): an index range, not every paper
+            " WHERE p.oai_datestamp BETWEEN %s AND %s AND (p.oai_datestamp = ANY(%s)"
+            "  OR ((s.arxiv_id IS NOT NULL OR w.arxiv_id IS NOT NULL)"
+            "      AND (al.aligned_at IS NULL OR s.fetched_at > al.aligned_at OR w.fetched_at > al.aligned_at)))",
+            (start, end, days))]
         n = align_papers(conn, ids)
         stats = conn.execute(
             "SELECT count(*) FILTER (WHERE s2_position IS NOT NULL), count(*) FILTER (WHERE openalex_position IS NOT NULL),"

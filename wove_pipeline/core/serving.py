@@ -79,8 +79,9 @@ _PAPER_RECORD = """jsonb_build_object(
 # serving in an incremental one) and each {where...} marker is a key filter: `true` in a
 # full build. An incremental publish runs one pass per dict of `passes` (marker -> filter,
 # where {k_<name>} is a key set, see _KEY_SETS) and replaces the serving rows any
-# condition of `delete` selects by the union of those passes. That is exact as long as every row outside
-# `delete` is the same in the live table and in the SELECT: the key sets are built so.
+# condition of `delete` selects by the union of those passes. That is exact as long as
+# every row outside `delete` is the same in the live table and in the SELECT: the key
+# sets are built so.
 
 
 @dataclasses.dataclass(frozen=True)
