@@ -141,9 +141,10 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
     block_keys: dict[tuple, str] = {}  # (forenames, keyname) -> block: names repeat across papers
 
     def block_of(row: tuple) -> str:
-        key = block_keys.get(row[3:1:-1])
+        forenames, keyname = row[3], row[2]
+        key = block_keys.get((forenames, keyname))
         if key is None:
-            key = block_keys[row[3:1:-1]] = make_name(row[3], None, row[2]).block
+            key = block_keys[forenames, keyname] = make_name(forenames, None, keyname).block
         return key
 
     for arxiv_id, paper_rows in by_paper.items():
