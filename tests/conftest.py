@@ -4,6 +4,7 @@ and the sandbox world served over real HTTP on loopback."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import uuid
 from pathlib import Path
@@ -37,6 +38,7 @@ def pg_server():
     migrate(url_for(server.admin_url, TEMPLATE_DB))
     yield server
     server.stop()
+    shutil.rmtree(data_dir.parent, ignore_errors=True)
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 Dagster instance in PostgreSQL, the sandbox, and a real summary read back."""
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,6 +15,13 @@ from wove_pipeline.runtime import REPO_ROOT
 
 def test_wove_demo_materializes_days_into_papers():
     home = Path(tempfile.mkdtemp(prefix="wove-demo-test-"))
+    try:
+        _demo_in(home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _demo_in(home: Path) -> None:
     env = {**os.environ, "WOVE_HOME": str(home)}
     for var in ("WOVE_DATABASE_URL", "DAGSTER_PG_URL", "DAGSTER_HOME", "WOVE_DATA_DIR"):
         env.pop(var, None)
