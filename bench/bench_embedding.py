@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -72,11 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     model = embedder.model
     model.encode(texts[:64], batch_size=args.batch_size)  # warm-up
 
-    from wove_pipeline.core.embedded_pg import EmbeddedPostgres
+    from wove_pipeline.core.embedded_pg import scratch_postgres
     from wove_pipeline.core.migrations import migrate
 
-    server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="wove-bench-emb-")) / "pgdata").start()
-    try:
+    with scratch_postgres("wove-bench-emb-") as (server, _):
         url = server.admin_url
         migrate(url)
         with db.transaction(url) as conn:
@@ -108,8 +106,6 @@ def main(argv: list[str] | None = None) -> int:
                 for (v,) in conn.execute("SELECT embedding::text FROM wove.paper_embeddings ORDER BY arxiv_id")
             ])
             ids = [a for (a,) in conn.execute("SELECT arxiv_id FROM wove.paper_embeddings ORDER BY arxiv_id")]
-    finally:
-        server.stop()
 
     order = {r[0]: i for i, r in enumerate(rows)}
     same = float(np.min(np.sum(stored * raw[[order[a] for a in ids]], axis=1)))

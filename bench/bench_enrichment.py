@@ -17,11 +17,9 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
-import tempfile
 import time
 import uuid
 from collections import Counter
-from pathlib import Path
 
 import psycopg
 from psycopg import sql
@@ -30,7 +28,7 @@ from bench.results import write_section
 from wove_pipeline.core import db, papers_load
 from wove_pipeline.core import enrichment as en
 from wove_pipeline.core.arxiv_client import ArxivOaiClient
-from wove_pipeline.core.embedded_pg import EmbeddedPostgres
+from wove_pipeline.core.embedded_pg import scratch_postgres
 from wove_pipeline.core.migrations import migrate
 from wove_pipeline.core.openalex_client import OpenAlexClient
 from wove_pipeline.core.raw_store import RawStore
@@ -77,63 +75,61 @@ def main(argv: list[str] | None = None) -> None:
 
     world = generate_world(seed=7, papers_per_day=args.papers_per_day, days=args.days)
     days = sorted({p.datestamp for p in world.papers})
-    tmp = Path(tempfile.mkdtemp(prefix="wove-bench-enrich-"))
-    pg = EmbeddedPostgres(tmp / "pgdata").start()
-    urls = pg.ensure_databases()
-    migrate(urls.serving)
-    server = start_sandbox(world, today=world.end_day + dt.timedelta(days=120))
-    results: dict[str, dict] = {}
-    try:
-        store = RawStore(tmp / "raw")
-        arxiv = ArxivOaiClient(server.url_for("arxiv"), min_interval_s=0)
-        for day in days:
-            papers_load.harvest_day(arxiv, store, day)
-            with db.transaction(urls.serving) as conn:
-                papers_load.load_day(conn, day, papers_load.parse_day(store, day))
-        arxiv.close()
-        with psycopg.connect(urls.serving) as conn:
-            n = conn.execute("SELECT count(*) FROM wove.papers").fetchone()[0]
-        daily_db = f"bench_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(pg.admin_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-                sql.Identifier(daily_db), sql.Identifier(urls.serving.split("?")[0].rsplit("/", 1)[-1])))
-        head, _, query = urls.serving.partition("?")
-        daily_url = f"{head.rsplit('/', 1)[0]}/{daily_db}" + (f"?{query}" if query else "")
+    with scratch_postgres("wove-bench-enrich-") as (pg, tmp):
+        urls = pg.ensure_databases()
+        migrate(urls.serving)
+        server = start_sandbox(world, today=world.end_day + dt.timedelta(days=120))
+        results: dict[str, dict] = {}
+        try:
+            store = RawStore(tmp / "raw")
+            arxiv = ArxivOaiClient(server.url_for("arxiv"), min_interval_s=0)
+            for day in days:
+                papers_load.harvest_day(arxiv, store, day)
+                with db.transaction(urls.serving) as conn:
+                    papers_load.load_day(conn, day, papers_load.parse_day(store, day))
+            arxiv.close()
+            with psycopg.connect(urls.serving) as conn:
+                n = conn.execute("SELECT count(*) FROM wove.papers").fetchone()[0]
+            daily_db = f"bench_{uuid.uuid4().hex[:8]}"
+            with psycopg.connect(pg.admin_url, autocommit=True) as conn:
+                conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                    sql.Identifier(daily_db), sql.Identifier(urls.serving.split("?")[0].rsplit("/", 1)[-1])))
+            head, _, query = urls.serving.partition("?")
+            daily_url = f"{head.rsplit('/', 1)[0]}/{daily_db}" + (f"?{query}" if query else "")
 
-        def clients():
-            return (SemanticScholarClient(server.url_for("s2"), min_interval_s=0),
-                    OpenAlexClient(server.url_for("openalex"), min_interval_s=0))
+            def clients():
+                return (SemanticScholarClient(server.url_for("s2"), min_interval_s=0),
+                        OpenAlexClient(server.url_for("openalex"), min_interval_s=0))
 
-        # backfill: one run over all days, upstream knows everything it ever will
-        before, t0 = _calls(server), time.perf_counter()
-        s2, oa = clients()
-        _enrich(urls.serving, s2, oa, RawStore(tmp / "raw-backfill"), days)
-        s2.close(), oa.close()
-        results["backfill"] = {"calls": _calls(server) - before, "seconds": time.perf_counter() - t0,
-                               "found": _found(urls.serving), "min_s2": math.ceil(n / 500),
-                               "min_oa": math.ceil(n / 50)}
+            # backfill: one run over all days, upstream knows everything it ever will
+            before, t0 = _calls(server), time.perf_counter()
+            s2, oa = clients()
+            _enrich(urls.serving, s2, oa, RawStore(tmp / "raw-backfill"), days)
+            s2.close(), oa.close()
+            results["backfill"] = {"calls": _calls(server) - before, "seconds": time.perf_counter() - t0,
+                                   "found": _found(urls.serving), "min_s2": math.ceil(n / 500),
+                                   "min_oa": math.ceil(n / 50)}
 
-        # daily: one run per day, the morning after, then empty days for late papers
-        before, t0 = _calls(server), time.perf_counter()
-        s2, oa = clients()
-        min_s2 = min_oa = 0
-        raw = RawStore(tmp / "raw-daily")
-        run_days = days + [days[-1] + dt.timedelta(days=i) for i in range(1, args.tail_days + 1)]
-        for day in run_days:
-            server.today = day + dt.timedelta(days=1)
-            new = sum(p.datestamp == day for p in world.papers)
-            min_s2 += math.ceil(new / 500)
-            min_oa += math.ceil(new / 50)
-            _enrich(daily_url, s2, oa, raw, [day])
-        s2.close(), oa.close()
-        results["daily"] = {"calls": _calls(server) - before, "seconds": time.perf_counter() - t0,
-                            "found": _found(daily_url), "min_s2": min_s2, "min_oa": min_oa}
-        with psycopg.connect(daily_url) as conn:
-            asks = dict(conn.execute("SELECT source, avg(attempts)::float FROM wove.enrichment_attempts"
-                                     " GROUP BY source").fetchall())
-    finally:
-        server.stop()
-        pg.stop()
+            # daily: one run per day, the morning after, then empty days for late papers
+            before, t0 = _calls(server), time.perf_counter()
+            s2, oa = clients()
+            min_s2 = min_oa = 0
+            raw = RawStore(tmp / "raw-daily")
+            run_days = days + [days[-1] + dt.timedelta(days=i) for i in range(1, args.tail_days + 1)]
+            for day in run_days:
+                server.today = day + dt.timedelta(days=1)
+                new = sum(p.datestamp == day for p in world.papers)
+                min_s2 += math.ceil(new / 500)
+                min_oa += math.ceil(new / 50)
+                _enrich(daily_url, s2, oa, raw, [day])
+            s2.close(), oa.close()
+            results["daily"] = {"calls": _calls(server) - before, "seconds": time.perf_counter() - t0,
+                                "found": _found(daily_url), "min_s2": min_s2, "min_oa": min_oa}
+            with psycopg.connect(daily_url) as conn:
+                asks = dict(conn.execute("SELECT source, avg(attempts)::float FROM wove.enrichment_attempts"
+                                         " GROUP BY source").fetchall())
+        finally:
+            server.stop()
 
     def per_k(x: float) -> str:
         return f"{1000 * x / n:.1f}"

@@ -7,9 +7,7 @@ measured in the same run on the same bytes and rows: a raw lxml parse and a plai
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
-from pathlib import Path
 
 import psycopg
 from lxml import etree
@@ -17,7 +15,7 @@ from lxml import etree
 from bench.results import write_section
 from wove_pipeline.core import db, papers_load
 from wove_pipeline.core.arxiv_client import ArxivOaiClient
-from wove_pipeline.core.embedded_pg import EmbeddedPostgres
+from wove_pipeline.core.embedded_pg import scratch_postgres
 from wove_pipeline.core.migrations import migrate
 from wove_pipeline.core.raw_store import RawStore
 from wove_pipeline.runtime import start_sandbox
@@ -32,42 +30,40 @@ def main(argv: list[str] | None = None) -> None:
     world = generate_world(seed=11, papers_per_day=args.records, days=1)
     day = max({p.datestamp for p in world.papers}, key=lambda d: sum(p.datestamp == d for p in world.papers))
     n_records = sum(p.datestamp == day for p in world.papers)
-    tmp = Path(tempfile.mkdtemp(prefix="wove-bench-"))
-    pg = EmbeddedPostgres(tmp / "pgdata").start()
-    urls = pg.ensure_databases()
-    migrate(urls.serving)
-    server = start_sandbox(world)
-    try:
-        store = RawStore(tmp / "raw")
-        client = ArxivOaiClient(server.url_for("arxiv"), min_interval_s=0)
+    with scratch_postgres("wove-bench-") as (pg, tmp):
+        urls = pg.ensure_databases()
+        migrate(urls.serving)
+        server = start_sandbox(world)
+        try:
+            store = RawStore(tmp / "raw")
+            client = ArxivOaiClient(server.url_for("arxiv"), min_interval_s=0)
 
-        t0 = time.perf_counter()
-        harvest = papers_load.harvest_day(client, store, day)
-        t1 = time.perf_counter()
-        parsed = papers_load.parse_day(store, day)
-        t2 = time.perf_counter()
-        with psycopg.connect(urls.serving) as conn, conn.transaction():
-            summary = papers_load.load_day(conn, day, parsed)
-        t3 = time.perf_counter()
+            t0 = time.perf_counter()
+            harvest = papers_load.harvest_day(client, store, day)
+            t1 = time.perf_counter()
+            parsed = papers_load.parse_day(store, day)
+            t2 = time.perf_counter()
+            with psycopg.connect(urls.serving) as conn, conn.transaction():
+                summary = papers_load.load_day(conn, day, parsed)
+            t3 = time.perf_counter()
 
-        # Floor 1: lxml parsing the very same response bytes, nothing else.
-        bodies = store.read_latest("arxiv", day.isoformat()).column("body").to_pylist()
-        f0 = time.perf_counter()
-        for body in bodies:
-            etree.fromstring(body)
-        lxml_s = time.perf_counter() - f0
+            # Floor 1: lxml parsing the very same response bytes, nothing else.
+            bodies = store.read_latest("arxiv", day.isoformat()).column("body").to_pylist()
+            f0 = time.perf_counter()
+            for body in bodies:
+                etree.fromstring(body)
+            lxml_s = time.perf_counter() - f0
 
-        # Floor 2: COPY of the very same rows into an empty table of the same shape.
-        rows = [papers_load._paper_row(p.as_row()) for p in parsed.papers]
-        with psycopg.connect(urls.serving) as conn, conn.transaction():
-            conn.execute("CREATE TEMP TABLE papers_floor (LIKE wove.papers)")
-            f1 = time.perf_counter()
-            db.copy_rows(conn, "papers_floor", papers_load.PAPER_COLUMNS, rows)
-            copy_s = time.perf_counter() - f1
-        client.close()
-    finally:
-        server.stop()
-        pg.stop()
+            # Floor 2: COPY of the very same rows into an empty table of the same shape.
+            rows = [papers_load._paper_row(p.as_row()) for p in parsed.papers]
+            with psycopg.connect(urls.serving) as conn, conn.transaction():
+                conn.execute("CREATE TEMP TABLE papers_floor (LIKE wove.papers)")
+                f1 = time.perf_counter()
+                db.copy_rows(conn, "papers_floor", papers_load.PAPER_COLUMNS, rows)
+                copy_s = time.perf_counter() - f1
+            client.close()
+        finally:
+            server.stop()
 
     harvest_s, parse_s, load_s = t1 - t0, t2 - t1, t3 - t2
     floor = lxml_s + copy_s

@@ -21,9 +21,9 @@ truth (checked against numpy). Latency is per query, client round trip included.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import struct
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -122,14 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     stats = cosine_stats(data)
     print(f"generated {args.n} vectors in {time.perf_counter() - t0:.1f}s: {stats}", flush=True)
 
-    server = None
     url = args.url
-    if url is None:
-        from wove_pipeline.core.embedded_pg import EmbeddedPostgres
+    with contextlib.ExitStack() as stack:
+        if url is None:
+            from wove_pipeline.core.embedded_pg import scratch_postgres
 
-        server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="wove-bench-hnsw-")) / "pgdata").start()
-        url = server.admin_url
-    try:
+            server, _ = stack.enter_context(scratch_postgres("wove-bench-hnsw-"))
+            url = server.admin_url
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
@@ -183,9 +182,6 @@ def main(argv: list[str] | None = None) -> int:
                           f"({p95 / ex95:.3f}x exact p95)", flush=True)
                 conn.execute("RESET hnsw.ef_search")
             conn.execute("DROP TABLE bench_vectors")
-    finally:
-        if server is not None:
-            server.stop()
 
     # The choice: among settings meeting both aims (recall@24 >= 0.95, p95 <= 0.1x exact), the
     # highest recall (then the lower p95); if none meets both, the best recall.

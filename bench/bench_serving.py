@@ -13,15 +13,13 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 import psycopg
 
 from bench.results import write_section
 from wove_pipeline.core import db, metrics, serving
-from wove_pipeline.core.embedded_pg import EmbeddedPostgres
+from wove_pipeline.core.embedded_pg import scratch_postgres
 from wove_pipeline.core.migrations import migrate
 
 CATS = ["cs.CV", "cs.LG", "cs.CL", "cs.AI", "cs.DC", "cs.GR", "cs.RO", "stat.ML", "hep-ph", "hep-th",
@@ -141,9 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     rng = random.Random(7)
 
-    tmp = Path(tempfile.mkdtemp(prefix="wove-bench-serving-"))
-    pg = EmbeddedPostgres(tmp / "pgdata").start()
-    try:
+    with scratch_postgres("wove-bench-serving-") as (pg, tmp):  # the 300k database (GBs) goes after
         url = pg.ensure_databases().serving
         migrate(url)
         timings: dict[str, float] = {}
@@ -269,8 +265,6 @@ measured from Python through `wove_pipeline.core.serving` (psycopg, one connecti
         print(body)
         if not args.no_write:
             write_section("serving", body)
-    finally:
-        pg.stop()
 
 
 if __name__ == "__main__":

