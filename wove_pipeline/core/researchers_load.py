@@ -124,6 +124,8 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
     pairs) as a Mention, and a hash of each paper's author evidence (None for every paper
     with ``hash_evidence=False``: papers whose input fingerprint says their evidence did
     not move). Co-author keys always come from every position of the paper."""
+    if only is not None and hash_evidence:
+        raise ValueError("a paper's evidence hash reads all its positions: `only` needs hash_evidence=False")
     # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
     if arxiv_ids is None:
         rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
@@ -138,22 +140,13 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
         by_paper[row[0]].append(row)
     mentions: list[Mention] = []
     evidence_hash: dict[str, str | None] = {}
-    block_keys: dict[tuple, str] = {}  # (forenames, keyname) -> block: names repeat across papers
-
-    def block_of(row: tuple) -> str:
-        forenames, keyname = row[3], row[2]
-        key = block_keys.get((forenames, keyname))
-        if key is None:
-            key = block_keys[forenames, keyname] = make_name(forenames, None, keyname).block
-        return key
-
     for arxiv_id, paper_rows in by_paper.items():
         if arxiv_id not in paper_fields:
             continue  # positions of a paper that is gone (the inner join of one query did this)
         published, categories, title, abstract, journal_ref = paper_fields[arxiv_id]
         text = f"{title}\n{abstract or ''}"
         categories = list(categories or [])
-        keys = [block_of(r) for r in paper_rows]
+        keys = [make_name(r[3], None, r[2]).block for r in paper_rows]
         big = len(paper_rows) > MAX_COAUTHORS  # giant collaborations carry no per-person co-author signal
         digest = hashlib.sha256()
         for k, (_, position, keyname, forenames, suffix, affiliations, s2_author_id, s2_confidence,
