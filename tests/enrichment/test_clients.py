@@ -76,6 +76,26 @@ def test_openalex_works_50_dois_per_call_one_page_each(late, small_world):
     assert params["filter"].startswith("doi:10.48550/arxiv.")
 
 
+def test_concurrent_fetches_answer_exactly_what_one_at_a_time_does(late, small_world):
+    """Several calls in flight (the default) must give the same answers, in the same order,
+    for the same number of calls as one call at a time."""
+    works = _known(small_world, "openalex")[:420]
+    papers = _known(small_world, "s2")[:1300]
+
+    def fetch(concurrency):
+        with openalex_client(late, concurrency=concurrency) as oa, s2_client(late, concurrency=concurrency,
+                                                                              paper_batch_size=100) as s2:
+            got = list(oa.works_by_arxiv_ids(works)) + list(s2.paper_batches(papers))
+            return ([(f.kind, f.ids, f.request, f.body) for f in got],
+                    oa.budget.list_calls, oa.budget.singleton_calls, oa.calls + s2.calls)
+
+    sequential, concurrent = fetch(1), fetch(4)
+    assert concurrent == sequential
+    filter_calls, batch_calls = -(-len(works) // 50), -(-len(papers) // 100)
+    assert filter_calls >= 4 and batch_calls >= 4  # enough chunks to have several in flight
+    assert sequential[1] == filter_calls and sequential[3] == filter_calls + sequential[2] + batch_calls
+
+
 def test_openalex_truncated_authorships_are_fetched_in_full(late, small_world):
     big = [p for p in small_world.papers if p.openalex and len(p.openalex.authorships) > 100]
     assert big, "the world has collaboration papers"

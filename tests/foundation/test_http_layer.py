@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamError, redact
+from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamError, fetch_in_order, redact
 
 
 class Script(http.server.BaseHTTPRequestHandler):
@@ -113,3 +113,53 @@ def test_redact_removes_keys_by_name_and_value():
     text = "GET /works?filter=x&api_key=abc123&per_page=100 x-api-key=zzz token=abc123"
     out = redact(text, ("abc123",))
     assert "abc123" not in out and "zzz" not in out and "per_page=100" in out
+
+
+def test_fetch_in_order_runs_chunks_side_by_side_and_yields_them_in_order():
+    # All three chunks must be running at once to pass the barrier (its timeout only keeps a
+    # broken implementation from hanging); the first chunk finishes last.
+    together = threading.Barrier(3, timeout=30)
+    last_done = threading.Event()
+
+    def fetch(chunk):
+        together.wait()
+        if chunk == 0:
+            assert last_done.wait(timeout=30)
+        yield f"{chunk}a"
+        yield f"{chunk}b"
+        if chunk == 2:
+            last_done.set()
+
+    assert list(fetch_in_order(fetch, range(3), workers=3)) == ["0a", "0b", "1a", "1b", "2a", "2b"]
+
+
+def test_fetch_in_order_keeps_what_was_fetched_when_a_chunk_fails():
+    started = []
+
+    def fetch(chunk):
+        started.append(chunk)
+        yield f"{chunk}a"
+        if chunk == 1:
+            raise ValueError("upstream gave up")
+        yield f"{chunk}b"
+
+    got = []
+    with pytest.raises(ValueError, match="upstream gave up"):
+        for item in fetch_in_order(fetch, range(6), workers=2):
+            got.append(item)
+    # chunk 2 was already running when chunk 1's failure was seen: kept; nothing after it started
+    assert got == ["0a", "0b", "1a", "2a", "2b"]
+    assert sorted(started) == [0, 1, 2]
+
+
+def test_fetch_in_order_with_one_worker_is_a_plain_loop():
+    def fetch(chunk):
+        yield chunk
+        if chunk == 1:
+            raise KeyError(chunk)
+
+    got = []
+    with pytest.raises(KeyError):
+        for item in fetch_in_order(fetch, range(4), workers=1):
+            got.append(item)
+    assert got == [0, 1]

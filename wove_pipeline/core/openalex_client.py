@@ -32,6 +32,7 @@ answer. Here:
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +40,14 @@ from typing import Any
 import httpx
 import orjson
 
-from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient, UpstreamError
+from wove_pipeline.core.http import (
+    HttpClient,
+    InvalidBody,
+    RetrySettings,
+    UpstreamClient,
+    UpstreamError,
+    fetch_in_order,
+)
 from wove_pipeline.core.openalex_parser import (
     AUTHOR_FIELDS,
     INSTITUTION_FIELDS,
@@ -71,7 +79,12 @@ class BudgetExhausted(RuntimeError):
 @dataclass
 class OpenAlexBudget:
     """Daily cost accounting. `spent_before_usd` is what earlier runs spent today (from
-    wove.api_usage); `list_calls` / `spent_usd` are this client's own count."""
+    wove.api_usage); `list_calls` / `spent_usd` are this client's own count.
+
+    Thread-safe: list calls may be in flight side by side. A call is counted when it is let
+    go (so concurrent calls cannot overshoot the budget together), each retry when it is
+    sent; the upstream's X-RateLimit-Remaining is read minus the calls still in flight, and
+    the first call goes alone, as its answer is the first word on what is left."""
 
     daily_usd: float | None = 1.0  # None: no limit of ours (the upstream's still applies)
     list_call_usd: float = LIST_CALL_USD
@@ -83,6 +96,9 @@ class OpenAlexBudget:
     upstream_credits_used: int = 0
     exhausted: bool = False
     reason: str | None = None
+    in_flight: int = 0
+    answered: bool = False
+    _lock: threading.Condition = field(default_factory=threading.Condition, repr=False, compare=False)
 
     @property
     def spent_usd(self) -> float:
@@ -95,32 +111,59 @@ class OpenAlexBudget:
         return max(0.0, self.daily_usd - self.spent_before_usd - self.spent_usd)
 
     def before_list_call(self) -> None:
-        if self.exhausted:
-            raise BudgetExhausted(self.reason or "daily budget exhausted")
-        if self.daily_usd is not None and (
-            self.spent_before_usd + self.spent_usd + self.list_call_usd > self.daily_usd + 1e-9
-        ):
-            self.exhausted = True
-            self.reason = (f"daily budget ${self.daily_usd:.4f} reached "
-                           f"(spent ${self.spent_before_usd + self.spent_usd:.4f} today)")
-            raise BudgetExhausted(self.reason)
+        """Let one list call go and count it, or raise BudgetExhausted."""
+        with self._lock:
+            self._lock.wait_for(lambda: self.answered or not self.in_flight)
+            if not self.exhausted and self.daily_usd is not None and (
+                self.spent_before_usd + self.spent_usd + self.list_call_usd > self.daily_usd + 1e-9
+            ):
+                self._exhaust(f"daily budget ${self.daily_usd:.4f} reached "
+                              f"(spent ${self.spent_before_usd + self.spent_usd:.4f} today)")
+            if not self.exhausted and self._upstream_left() is not None and self._upstream_left() < 1:
+                self._exhaust(f"upstream reports X-RateLimit-Remaining={self.upstream_remaining}"
+                              + (f" with {self.in_flight} calls in flight" if self.in_flight else ""))
+            if self.exhausted:
+                raise BudgetExhausted(self.reason or "daily budget exhausted")
+            self.list_calls += 1
+            self.in_flight += 1
+
+    def list_call_retried(self) -> None:
+        with self._lock:
+            self.list_calls += 1
+
+    def after_list_call(self, headers: httpx.Headers | None) -> None:
+        """A list call let go by before_list_call came back (headers None: it failed)."""
+        with self._lock:
+            self.in_flight -= 1
+            if headers is not None:
+                self.answered = True
+                self.observe(headers)
+            self._lock.notify_all()  # the calls waiting for the first answer
+
+    def singleton_sent(self) -> None:
+        with self._lock:
+            self.singleton_calls += 1
+
+    def _upstream_left(self) -> float | None:
+        try:
+            return float(self.upstream_remaining) - self.in_flight if self.upstream_remaining is not None else None
+        except ValueError:
+            return None  # "unlimited"
+
+    def _exhaust(self, reason: str) -> None:
+        self.exhausted, self.reason = True, reason
 
     def observe(self, headers: httpx.Headers) -> None:
         limit, remaining = headers.get("x-ratelimit-limit"), headers.get("x-ratelimit-remaining")
-        if limit is not None:
-            self.upstream_limit = limit
-        if remaining is not None:
-            self.upstream_remaining = remaining
+        with self._lock:
+            if limit is not None:
+                self.upstream_limit = limit
+            if remaining is not None:
+                self.upstream_remaining = remaining
             try:
-                if float(remaining) < 1:
-                    self.exhausted = True
-                    self.reason = f"upstream reports X-RateLimit-Remaining={remaining}"
+                self.upstream_credits_used += int(headers.get("x-ratelimit-credits-used") or 0)
             except ValueError:
-                pass  # "unlimited"
-        try:
-            self.upstream_credits_used += int(headers.get("x-ratelimit-credits-used") or 0)
-        except ValueError:
-            pass
+                pass
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -189,44 +232,45 @@ class OpenAlexClient(UpstreamClient):
         timeout_s: float = 60.0,
         retry: RetrySettings = RetrySettings(),
         or_values: int = OR_VALUES_MAX,
+        concurrency: int = 4,
     ):
         if not 1 <= or_values <= OR_VALUES_MAX:
             raise ValueError(f"or_values must be 1..{OR_VALUES_MAX}")
         self.api_key = api_key
         self.budget = budget or OpenAlexBudget()
         self.or_values = or_values
+        self.concurrency = concurrency  # filter calls (with their singletons) in flight at once
         self.http = HttpClient(
             base_url, min_interval_s=min_interval_s, timeout_s=timeout_s, retry=retry,
-            secrets=(api_key,) if api_key else (),
+            secrets=(api_key,) if api_key else (), max_connections=concurrency,
         )
 
     def _params(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "api_key": self.api_key} if self.api_key else dict(params)
 
     def _list_call(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any, list]:
+        # Our own count: every request sent, retries included (conservative).
         self.budget.before_list_call()
-        sent_before = self.http.requests_sent
+        headers = None
         try:
             response, (parsed, bad) = self.http.request(
-                "GET", path, params=self._params(params), validate=_validator(parse, lenient=True)
+                "GET", path, params=self._params(params), validate=_validator(parse, lenient=True),
+                on_retry=self.budget.list_call_retried,
             )
+            headers = response.headers
         finally:
-            # Our own count: every request sent, retries included (conservative).
-            self.budget.list_calls += self.http.requests_sent - sent_before
-        self.budget.observe(response.headers)
+            self.budget.after_list_call(headers)
         return response, parsed, bad
 
     def _singleton(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any] | None:
-        sent_before = self.http.requests_sent
+        self.budget.singleton_sent()
         try:
             response, (parsed, _) = self.http.request("GET", path, params=self._params(params),
-                                                      validate=_validator(parse))
+                                                      validate=_validator(parse), on_retry=self.budget.singleton_sent)
         except UpstreamError as exc:
             if exc.status == 404:
                 return None
             raise
-        finally:
-            self.budget.singleton_calls += self.http.requests_sent - sent_before
         self.budget.observe(response.headers)
         return response, parsed
 
@@ -248,7 +292,8 @@ class OpenAlexClient(UpstreamClient):
     def works_by_arxiv_ids(self, arxiv_ids: Sequence[str], **extra: object) -> Iterator[Fetched]:
         """Works for arXiv ids through their DataCite DOIs; truncated author lists are
         completed by a singleton fetch (yielded right after the page that had them)."""
-        for ids in chunks(list(arxiv_ids), self.or_values):
+
+        def fetch_chunk(ids: list[str]) -> Iterator[Fetched]:
             truncated = []
             for page in self._filtered("works_filter", "/works", "doi", [arxiv_doi(i) for i in ids], ids,
                                        parse_works_page, extra):
@@ -263,9 +308,12 @@ class OpenAlexClient(UpstreamClient):
                     yield Fetched("work_singleton", ids_, describe(path, params, ids_, work_id=work_id, **extra),
                                   response.content, [record])
 
+        return fetch_in_order(fetch_chunk, chunks(list(arxiv_ids), self.or_values), self.concurrency)
+
     def _entities(self, entity: str, ids: Sequence[str], parse_page, parse_one, extra: dict) -> Iterator[Fetched]:
         kind = entity.rstrip("s")
-        for chunk in chunks(list(dict.fromkeys(ids)), self.or_values):
+
+        def fetch_chunk(chunk: list[str]) -> Iterator[Fetched]:
             returned: set[str] = set()
             for page in self._filtered(f"{entity}_filter", f"/{entity}", "id", chunk, chunk, parse_page, extra):
                 returned |= {getattr(r, f"{kind}_id") for r in page.records}
@@ -279,6 +327,8 @@ class OpenAlexClient(UpstreamClient):
                     response, record = got
                     yield Fetched(f"{kind}_singleton", [missing], describe(path, params, [missing], **extra),
                                   response.content, [record])
+
+        return fetch_in_order(fetch_chunk, chunks(list(dict.fromkeys(ids)), self.or_values), self.concurrency)
 
     def authors_by_ids(self, author_ids: Sequence[str], **extra: object) -> Iterator[Fetched]:
         return self._entities("authors", author_ids, parse_authors_page, parse_author, extra)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import httpx
 import orjson
 
-from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient
+from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient, fetch_in_order
 from wove_pipeline.core.s2_parser import S2ParseError, parse_author_batch, parse_paper_batch
 
 PAPER_BATCH_MAX = 500
@@ -66,14 +66,16 @@ class SemanticScholarClient(UpstreamClient):
         retry: RetrySettings = RetrySettings(),
         paper_batch_size: int = PAPER_BATCH_MAX,
         author_batch_size: int = AUTHOR_BATCH_MAX,
+        concurrency: int = 2,  # batches in flight at once: a big batch takes longer than the 1 s spacing
     ):
         if not 1 <= paper_batch_size <= PAPER_BATCH_MAX or not 1 <= author_batch_size <= AUTHOR_BATCH_MAX:
             raise ValueError("batch sizes must be within S2's limits (500 papers, 1000 authors)")
         headers = {"x-api-key": api_key} if api_key else {}
         self.http = HttpClient(
             base_url, min_interval_s=min_interval_s, timeout_s=timeout_s, retry=retry,
-            headers=headers, secrets=(api_key,) if api_key else (),
+            headers=headers, secrets=(api_key,) if api_key else (), max_connections=concurrency,
         )
+        self.concurrency = concurrency
         self.paper_batch_size = paper_batch_size
         self.author_batch_size = author_batch_size
 
@@ -96,11 +98,15 @@ class SemanticScholarClient(UpstreamClient):
 
     def paper_batches(self, arxiv_ids: Sequence[str], **extra: object) -> Iterator[FetchedBatch]:
         """S2 records for arXiv ids (without version), 500 per call, aligned with the ids."""
-        for ids in chunks(list(arxiv_ids), self.paper_batch_size):
-            yield self._batch("paper_batch", "/paper/batch", PAPER_FIELDS, ids,
-                              [f"ARXIV:{i}" for i in ids], parse_paper_batch, extra)
+        def fetch_chunk(ids: list[str]) -> list[FetchedBatch]:
+            return [self._batch("paper_batch", "/paper/batch", PAPER_FIELDS, ids,
+                                [f"ARXIV:{i}" for i in ids], parse_paper_batch, extra)]
+
+        return fetch_in_order(fetch_chunk, chunks(list(arxiv_ids), self.paper_batch_size), self.concurrency)
 
     def author_batches(self, author_ids: Sequence[str], **extra: object) -> Iterator[FetchedBatch]:
         """S2 author profiles, 1000 per call, aligned with the ids."""
-        for ids in chunks(list(author_ids), self.author_batch_size):
-            yield self._batch("author_batch", "/author/batch", AUTHOR_FIELDS, ids, ids, parse_author_batch, extra)
+        def fetch_chunk(ids: list[str]) -> list[FetchedBatch]:
+            return [self._batch("author_batch", "/author/batch", AUTHOR_FIELDS, ids, ids, parse_author_batch, extra)]
+
+        return fetch_in_order(fetch_chunk, chunks(list(author_ids), self.author_batch_size), self.concurrency)

@@ -38,6 +38,7 @@ class SemanticScholarResource(_RetryFields):
     api_key: str | None = None  # None: S2_API_KEY at run time, if set
     # 1 request/s is what a key gets; S2_MIN_INTERVAL_S overrides (the sandbox sets 0).
     min_interval_s: float | None = None
+    concurrency: int = 2  # batches in flight at once (their starts still 1 s apart)
 
     @contextlib.contextmanager
     def client(self) -> Iterator[SemanticScholarClient]:
@@ -45,7 +46,7 @@ class SemanticScholarResource(_RetryFields):
         interval = self.min_interval_s if self.min_interval_s is not None else upstream_settings().s2_min_interval_s
         client = SemanticScholarClient(
             self.base_url or upstream_settings().s2_api_url, api_key=key, min_interval_s=interval,
-            timeout_s=self.timeout_s, retry=self.retry_settings(),
+            timeout_s=self.timeout_s, retry=self.retry_settings(), concurrency=self.concurrency,
         )
         try:
             yield client
@@ -61,6 +62,7 @@ class OpenAlexResource(_RetryFields):
     daily_budget_usd: float | None = 1.0  # a free key's daily allowance (2026); None: no own limit
     list_call_usd: float = LIST_CALL_USD  # pricing changes often: configuration, not code
     min_interval_s: float | None = None  # 100 requests/s on every plan; OPENALEX_MIN_INTERVAL_S overrides
+    concurrency: int = 4  # filter calls in flight at once
 
     @contextlib.contextmanager
     def client(self) -> Iterator[OpenAlexClient]:
@@ -71,6 +73,7 @@ class OpenAlexResource(_RetryFields):
             self.base_url or upstream_settings().openalex_api_url, api_key=key,
             budget=OpenAlexBudget(daily_usd=self.daily_budget_usd, list_call_usd=self.list_call_usd),
             min_interval_s=interval, timeout_s=self.timeout_s, retry=self.retry_settings(),
+            concurrency=self.concurrency,
         )
         try:
             yield client
