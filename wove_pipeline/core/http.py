@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -92,6 +93,13 @@ def _parse_retry_after(value: str | None) -> float | None:
         return None  # HTTP-date form: fall back to exponential backoff
 
 
+@functools.cache
+def _tls_context():
+    """One TLS context for every client: httpx builds one per client otherwise, loading the
+    CA bundle each time (25 ms; six clients a run)."""
+    return httpx.create_ssl_context()
+
+
 class _MinInterval:
     """Start requests no closer together than `interval` seconds (shared across threads)."""
 
@@ -133,6 +141,7 @@ class HttpClient:
         self._interval = _MinInterval(min_interval_s)
         self._client = httpx.Client(
             timeout=timeout_s,
+            verify=_tls_context(),
             headers=dict(headers or {}),
             follow_redirects=True,  # OpenAlex answers merged ids with 301
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
