@@ -48,6 +48,7 @@ class FaultPlan:
     fail_first: int = 0  # the first N requests fault deterministically...
     fail_first_kind: str = "503"  # ...with this kind
     seed: int = 0
+    latency_s: float = 0.0  # every answer waits this long first: a remote upstream's round trip
 
     def __post_init__(self) -> None:
         if self.fail_first_kind not in FAULT_KINDS:
@@ -273,6 +274,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(Response(404, b"Not Found", {"Content-Type": "text/plain"}))
             return
         kind, plan = self.sandbox._next_fault(endpoint.name)
+        if plan is not None and plan.latency_s:
+            time.sleep(plan.latency_s)
         if kind in ("429", "503", "500", "drop"):
             self._fault(kind, plan, endpoint.name)
             return
