@@ -100,6 +100,28 @@ def test_embedding_dimensions_and_metrics_sanity_fail_on_bad_rows(database_url):
     assert evals["researcher_metrics_have_researcher"].passed
 
 
+def test_uniqueness_checks_fail_when_the_guarding_index_is_gone(database_url):
+    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name in {"papers_arxiv_id_unique",
+                                                                              "papers_slug_unique"}]
+    assert len(checks) == 2
+
+    def evaluate():
+        result = dg.materialize([dg.AssetSpec("papers"), *checks],
+                                resources={"database": DatabaseResource(url=database_url)},
+                                selection=dg.AssetSelection.checks(*checks), raise_on_error=False)
+        return _evaluations(result)
+
+    evals = evaluate()
+    assert evals["papers_arxiv_id_unique"].passed and evals["papers_slug_unique"].passed
+    assert evals["papers_slug_unique"].metadata["unique_indexes"].value == ["wove.papers_slug_idx"]
+    with psycopg.connect(database_url) as conn:
+        conn.execute("DROP INDEX wove.papers_slug_idx")
+        conn.execute("CREATE INDEX papers_slug_idx ON wove.papers (slug)")  # an index, but not a unique one
+    evals = evaluate()
+    assert evals["papers_arxiv_id_unique"].passed
+    assert not evals["papers_slug_unique"].passed and evals["papers_slug_unique"].severity == dg.AssetCheckSeverity.ERROR
+
+
 def test_checks_wire_into_definitions_with_freshness(database_url):
     from wove_pipeline.assets import embeddings, enrichment
 
