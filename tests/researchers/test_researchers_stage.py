@@ -211,3 +211,42 @@ def test_a_scoped_run_decides_what_a_run_over_every_position_decides(env, world,
     # the copy's links now carry their blocks: its next run is scoped, and has nothing to do
     after = match(everything)
     assert after.mode == "unchanged" and after.positions_loaded == 0
+
+
+def test_the_change_log_finds_what_a_scan_of_every_paper_finds(env, world):
+    """A run fingerprints only the papers the triggers logged (migration 0012); that must
+    find exactly the papers a fingerprint of every paper finds."""
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    match(url)
+    assert match(url).mode == "unchanged"
+
+    def every_paper(conn):
+        return dict(conn.execute(researchers_load.INPUTS_SQL.format(
+            papers_of_pa="true", papers_of_au="true", papers_of_p="true")))
+
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM wove.matching_changes").fetchone()[0] == 0  # taken
+        p1, p2, p3, p4 = [r[0] for r in conn.execute(
+            "SELECT arxiv_id FROM wove.authorships GROUP BY 1 ORDER BY 1 LIMIT 4")]
+        conn.execute("UPDATE wove.authorships SET s2_confidence = 0.42 WHERE arxiv_id = %s AND position = 0", (p1,))
+        conn.execute("UPDATE wove.papers SET title = title || ' (revised)' WHERE arxiv_id = %s", (p2,))  # no input
+        conn.execute("UPDATE wove.paper_authors SET keyname = keyname WHERE arxiv_id = %s", (p2,))  # same row
+        conn.execute("DELETE FROM wove.researcher_mentions WHERE arxiv_id = %s AND position = 0", (p3,))
+        logged = {r[0] for r in conn.execute("SELECT key FROM wove.matching_changes")}
+        assert logged == {p1, p2, p3}
+        with conn.transaction(force_rollback=True):
+            assert every_paper(conn) == researchers_load.changed_inputs(conn) and set(every_paper(conn)) == {p1, p3}
+        # a write the triggers did not see (replication role: no triggers) is found only by a
+        # full scan, which a logged TRUNCATE asks for
+        conn.execute("SET session_replication_role = replica")
+        conn.execute("UPDATE wove.authorships SET s2_confidence = 0.43 WHERE arxiv_id = %s AND position = 0", (p4,))
+        conn.execute("SET session_replication_role = DEFAULT")
+        conn.commit()
+        with conn.transaction(force_rollback=True):
+            assert set(researchers_load.changed_inputs(conn)) == {p1, p3}
+        with conn.transaction(force_rollback=True):
+            conn.execute("INSERT INTO wove.matching_changes (kind, key) VALUES ('truncate', 'authorships')")
+            assert set(researchers_load.changed_inputs(conn)) == {p1, p3, p4}
+    summary = match(url)
+    assert summary.mode == "incremental" and summary.new_mentions >= 2

@@ -3,8 +3,8 @@
 One call of `match_researchers` runs in one transaction:
 
 1. find the papers whose author inputs changed since they were matched (or that were
-   never matched), in SQL: a fingerprint of each paper's inputs against the one stored in
-   wove.matching_state;
+   never matched), in SQL: a fingerprint of the inputs of each paper the change log
+   (wove.matching_changes) names, against the one stored in wove.matching_state;
 2. load author positions (wove.paper_authors) with their evidence: the paper's text,
    categories and date, co-authors, and the aligned S2 / OpenAlex ids, ORCID and
    institutions from wove.authorships. An incremental run loads the changed papers, the
@@ -68,23 +68,43 @@ WITH pa AS (
            bool_and(rm.arxiv_id IS NOT NULL) AS all_linked   -- a rewritten author row loses its link
     FROM wove.paper_authors pa
     LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
+    WHERE {papers_of_pa}
     GROUP BY pa.arxiv_id
 ),
 au AS (
     SELECT arxiv_id, string_agg(concat_ws(':', position, s2_author_id, s2_confidence, openalex_author_id,
                                           openalex_confidence, orcid, institution_ids::text, raw_affiliations::text),
                                 '|' ORDER BY position) AS aligned
-    FROM wove.authorships GROUP BY arxiv_id
+    FROM wove.authorships au WHERE {papers_of_au} GROUP BY arxiv_id
 ),
 fp AS (
     SELECT p.arxiv_id, md5(concat_ws('#', array_to_string(p.categories, ','), pa.names, au.aligned)) AS inputs,
            coalesce(pa.all_linked, true) AS all_linked
     FROM wove.papers p LEFT JOIN pa USING (arxiv_id) LEFT JOIN au USING (arxiv_id)
+    WHERE {papers_of_p}
 )
 SELECT fp.arxiv_id, fp.inputs FROM fp
 LEFT JOIN wove.matching_state ms USING (arxiv_id)
 WHERE ms.inputs IS DISTINCT FROM fp.inputs OR NOT fp.all_linked
 """
+
+
+def changed_inputs(conn: psycopg.Connection) -> dict[str, str]:
+    """Papers whose inputs moved since they were matched (or never matched): arxiv_id ->
+    input fingerprint. Only the papers in the change log (migration 0012) can have moved:
+    the log is taken (in this transaction: writes committed later stay for the next run)
+    and those papers fingerprinted; every paper after a core table was truncated."""
+    logged = conn.execute("WITH taken AS (DELETE FROM wove.matching_changes RETURNING kind, key)"
+                          " SELECT DISTINCT kind, key FROM taken").fetchall()
+    if any(kind == "truncate" for kind, _ in logged):
+        return dict(conn.execute(INPUTS_SQL.format(papers_of_pa="true", papers_of_au="true", papers_of_p="true")))
+    ids = sorted(key for _, key in logged)
+    if not ids:
+        return {}
+    return dict(conn.execute(INPUTS_SQL.format(papers_of_pa="pa.arxiv_id = ANY(%(ids)s)",
+                                               papers_of_au="au.arxiv_id = ANY(%(ids)s)",
+                                               papers_of_p="p.arxiv_id = ANY(%(ids)s)"), {"ids": ids}))
+
 
 # An aligned upstream id below this confidence is not used as evidence.
 MIN_ALIGNMENT_CONFIDENCE = 0.5
@@ -303,7 +323,7 @@ def match_researchers(
     now = now or dt.datetime.now(dt.timezone.utc)
     db.advisory_lock(conn, "researchers")
     overrides = load_overrides(conn)
-    inputs = dict(conn.execute(INPUTS_SQL).fetchall())  # papers whose inputs moved, or never matched
+    inputs = changed_inputs(conn)  # papers whose inputs moved, or never matched
     scoped = not full and _links_have_blocks(conn)
     if scoped:
         mentions, evidence, papers = _load_scoped(conn, inputs, overrides)
