@@ -267,6 +267,13 @@ def _store_inputs(conn: psycopg.Connection, inputs: dict[str, str], changed: set
             " WHERE ms.arxiv_id = u.arxiv_id", (seen, [inputs[p] for p in seen]))
 
 
+def _forget_own_links(conn: psycopg.Connection) -> None:
+    """The links this run wrote logged their papers (the log names researcher_mentions' papers
+    for a link lost behind the matcher's back): what the run itself wrote needs no second look.
+    (Rows another writer logged meanwhile have another xmin: they stay for the next run.)"""
+    conn.execute("DELETE FROM wove.matching_changes WHERE xmin = pg_current_xact_id()::xid")
+
+
 def _fill_blocks(conn: psycopg.Connection, mentions: list[Mention]) -> None:
     """Links written before block keys existed get theirs (once: later runs are scoped)."""
     conn.execute(
@@ -359,6 +366,7 @@ def match_researchers(
         _store_inputs(conn, inputs, set(), evidence, now)
         if not scoped:
             _fill_blocks(conn, mentions)
+            _forget_own_links(conn)
         positions, researchers = _totals(conn)
         return MatchSummary(positions, 0, "unchanged", researchers, 0, 0, 0, 0, 0, len(mentions))
 
@@ -432,6 +440,7 @@ def match_researchers(
     )
     conn.execute("SELECT setval('wove.researcher_id_seq', %s, false)", (max(identity.next_id, next_id),))
     _store_inputs(conn, inputs, changed_papers, evidence, now)
+    _forget_own_links(conn)
     gone = sorted(set(state) - set(evidence))
     if gone:
         conn.execute("DELETE FROM wove.matching_state WHERE arxiv_id = ANY(%s)", (gone,))
