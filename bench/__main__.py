@@ -1,7 +1,7 @@
 """`python -m bench` (`make bench`): the quick benchmarks in sequence, each in its own process
 with its own temporary embedded PostgreSQL; each rewrites its section of bench/RESULTS.md.
 
-    .venv/bin/python -m bench                 # harvest, day, enrichment, embedding (~30 min on 2 busy cores)
+    .venv/bin/python -m bench                 # harvest, day, enrichment, fetch, embedding (~30 min on 2 busy cores)
     .venv/bin/python -m bench --only day      # one of them
     .venv/bin/python -m bench --smoke         # tiny sizes, results to a temporary file (a check that they run)
 
@@ -31,6 +31,7 @@ QUICK = {
     "harvest": ("bench.bench_harvest", [], ["--records", "300"]),
     "day": ("bench.bench_day", [], ["--papers-per-day", "150", "--history-days", "1", "--no-embedding", "--no-write"]),
     "enrichment": ("bench.bench_enrichment", [], ["--papers-per-day", "40", "--days", "3", "--tail-days", "3"]),
+    "fetch": ("bench.bench_fetch_concurrency", [], ["--papers", "200", "--latency-ms", "20"]),
     "embedding": ("bench.bench_embedding", ["--texts", "500", "--rounds", "1"], ["--texts", "64", "--rounds", "1", "--no-write"]),
 }
 
