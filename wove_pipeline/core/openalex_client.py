@@ -15,6 +15,9 @@ answer. Here:
   keeps its own count (every list request sent, retries included) on top of what earlier
   runs spent today, reads `X-RateLimit-*`, and raises BudgetExhausted *before* a call that
   would go over the configured daily budget;
+- a few filter calls in flight at once (`concurrency`, 4), each with its singletons, through
+  the HTTP layer's `fetch_in_order`: answers come back in the order asked, and the budget
+  counts a call when it lets it go, so calls in flight together cannot overshoot it;
 - the key travels only as the `api_key` query parameter; it is redacted by the HTTP layer
   and never part of the `request` string kept in the raw layer;
 - every call, list or singleton, asks only for the root-level fields the parser reads
@@ -119,7 +122,8 @@ class OpenAlexBudget:
             ):
                 self._exhaust(f"daily budget ${self.daily_usd:.4f} reached "
                               f"(spent ${self.spent_before_usd + self.spent_usd:.4f} today)")
-            if not self.exhausted and self._upstream_left() is not None and self._upstream_left() < 1:
+            left = self._upstream_left()
+            if not self.exhausted and left is not None and left < 1:
                 self._exhaust(f"upstream reports X-RateLimit-Remaining={self.upstream_remaining}"
                               + (f" with {self.in_flight} calls in flight" if self.in_flight else ""))
             if self.exhausted:
