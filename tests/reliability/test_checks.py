@@ -119,7 +119,8 @@ def test_uniqueness_checks_fail_when_the_guarding_index_is_gone(database_url):
         conn.execute("CREATE INDEX papers_slug_idx ON wove.papers (slug)")  # an index, but not a unique one
     evals = evaluate()
     assert evals["papers_arxiv_id_unique"].passed
-    assert not evals["papers_slug_unique"].passed and evals["papers_slug_unique"].severity == dg.AssetCheckSeverity.ERROR
+    slug = evals["papers_slug_unique"]
+    assert not slug.passed and slug.severity == dg.AssetCheckSeverity.ERROR
 
 
 def test_checks_wire_into_definitions_with_freshness(database_url):

@@ -221,8 +221,6 @@ def test_the_change_log_finds_what_a_scan_of_every_paper_finds(env, world):
     match(url)
     harvest_days(resources, world.end_day, world.end_day)
     assert match(url).mode == "incremental"
-    with psycopg.connect(url) as conn:
-        assert conn.execute("SELECT count(*) FROM wove.matching_changes").fetchone()[0] == 0
 
     def every_paper(conn):
         return dict(conn.execute(researchers_load.INPUTS_SQL.format(
@@ -240,7 +238,8 @@ def test_the_change_log_finds_what_a_scan_of_every_paper_finds(env, world):
         logged = {r[0] for r in conn.execute("SELECT key FROM wove.matching_changes")}
         assert logged == {p1, p2, p3}
         with conn.transaction(force_rollback=True):
-            assert every_paper(conn) == researchers_load.changed_inputs(conn) and set(every_paper(conn)) == {p1, p3}
+            scanned = every_paper(conn)
+            assert researchers_load.changed_inputs(conn) == scanned and set(scanned) == {p1, p3}
         # a write the triggers did not see (replication role: no triggers) is found only by a
         # full scan, which a logged TRUNCATE asks for
         conn.execute("SET session_replication_role = replica")
