@@ -7,6 +7,8 @@ The asset graph reads like the diagram in DESIGN.md:
                              +-> paper_embeddings ------------------------------------------------^
 """
 
+import gc
+
 import dagster as dg
 
 from wove_pipeline.assets import checks, embeddings, enrichment, harvest, matching, serving
@@ -68,3 +70,9 @@ defs = dg.Definitions(
         "embedder": EmbedderResource(),
     },
 )
+
+# What importing this code location made (dagster, numpy, scikit-learn, the assets: ~235,000
+# objects) lives as long as the process: out of the cyclic collector's sight, a full
+# collection during a run walks what the run made instead (a realistic day's two took 0.40 s,
+# 0.16 s with this).
+gc.freeze()
