@@ -223,8 +223,7 @@ def test_the_change_log_finds_what_a_scan_of_every_paper_finds(env, world):
     assert match(url).mode == "incremental"
 
     def every_paper(conn):
-        return dict(conn.execute(researchers_load.INPUTS_SQL.format(
-            papers_of_pa="true", papers_of_au="true", papers_of_p="true")))
+        return dict(conn.execute(researchers_load.INPUTS_SQL, {"all": True, "ids": []}))
 
     with psycopg.connect(url) as conn:
         # taken, and the run's own links are not left in it for the next run

@@ -68,20 +68,20 @@ WITH pa AS (
            bool_and(rm.arxiv_id IS NOT NULL) AS all_linked   -- a rewritten author row loses its link
     FROM wove.paper_authors pa
     LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
-    WHERE {papers_of_pa}
+    WHERE %(all)s OR pa.arxiv_id = ANY(%(ids)s)
     GROUP BY pa.arxiv_id
 ),
 au AS (
     SELECT arxiv_id, string_agg(concat_ws(':', position, s2_author_id, s2_confidence, openalex_author_id,
                                           openalex_confidence, orcid, institution_ids::text, raw_affiliations::text),
                                 '|' ORDER BY position) AS aligned
-    FROM wove.authorships au WHERE {papers_of_au} GROUP BY arxiv_id
+    FROM wove.authorships WHERE %(all)s OR arxiv_id = ANY(%(ids)s) GROUP BY arxiv_id
 ),
 fp AS (
     SELECT p.arxiv_id, md5(concat_ws('#', array_to_string(p.categories, ','), pa.names, au.aligned)) AS inputs,
            coalesce(pa.all_linked, true) AS all_linked
     FROM wove.papers p LEFT JOIN pa USING (arxiv_id) LEFT JOIN au USING (arxiv_id)
-    WHERE {papers_of_p}
+    WHERE %(all)s OR p.arxiv_id = ANY(%(ids)s)
 )
 SELECT fp.arxiv_id, fp.inputs FROM fp
 LEFT JOIN wove.matching_state ms USING (arxiv_id)
@@ -96,14 +96,11 @@ def changed_inputs(conn: psycopg.Connection) -> dict[str, str]:
     and those papers fingerprinted; every paper after a core table was truncated."""
     logged = conn.execute("WITH taken AS (DELETE FROM wove.matching_changes RETURNING kind, key)"
                           " SELECT DISTINCT kind, key FROM taken").fetchall()
-    if any(kind == "truncate" for kind, _ in logged):
-        return dict(conn.execute(INPUTS_SQL.format(papers_of_pa="true", papers_of_au="true", papers_of_p="true")))
-    ids = sorted(key for _, key in logged)
-    if not ids:
+    every = any(kind == "truncate" for kind, _ in logged)
+    ids = sorted(key for kind, key in logged if kind != "truncate")
+    if not every and not ids:
         return {}
-    return dict(conn.execute(INPUTS_SQL.format(papers_of_pa="pa.arxiv_id = ANY(%(ids)s)",
-                                               papers_of_au="au.arxiv_id = ANY(%(ids)s)",
-                                               papers_of_p="p.arxiv_id = ANY(%(ids)s)"), {"ids": ids}))
+    return dict(conn.execute(INPUTS_SQL, {"all": every, "ids": ids}))
 
 
 # An aligned upstream id below this confidence is not used as evidence.
