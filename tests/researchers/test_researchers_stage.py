@@ -10,6 +10,8 @@ import pytest
 
 from wove_pipeline.assets import enrichment, harvest
 from wove_pipeline.core import researchers_load
+from wove_pipeline.core.papers_load import content_hash
+from wove_pipeline.core.matching.scoring import text_term_counts
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 from wove_pipeline.sandbox.generator import SEED_PENG_WANG_ID, generate_world
@@ -183,8 +185,9 @@ def _decisions(url):
 
 
 def test_a_scoped_run_decides_what_a_run_over_every_position_decides(env, world, clone_database):
-    """An incremental run reads only the changed papers' name blocks and their researchers;
-    it must write exactly what the same run reading every position writes."""
+    """An incremental run reads only the changed papers' name blocks and their researchers,
+    and their texts' kept term counts; it must write exactly what the same run reading every
+    position and counting every text writes."""
     url, resources = env
     harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=2))
     assert match(url).mode == "full"
@@ -200,6 +203,9 @@ def test_a_scoped_run_decides_what_a_run_over_every_position_decides(env, world,
     everything = clone_database(url)
     with psycopg.connect(everything) as conn:
         conn.execute("UPDATE wove.researcher_mentions SET block = NULL")  # as before block keys: reads all
+        conn.execute("TRUNCATE wove.matching_text_terms")  # and counts every text again
+    with psycopg.connect(url) as conn:  # the scoped run reads the term counts the first run kept
+        assert conn.execute("SELECT count(*) FROM wove.matching_text_terms").fetchone()[0] > 0
     scoped, unscoped = match(url), match(everything)
     assert scoped.mode == unscoped.mode == "incremental" and scoped.new_mentions == unscoped.new_mentions > 0
     assert scoped.positions_loaded < unscoped.positions_loaded == unscoped.mentions
@@ -252,3 +258,29 @@ def test_the_change_log_finds_what_a_scan_of_every_paper_finds(env, world):
             assert set(researchers_load.changed_inputs(conn)) == {p1, p3, p4}
     summary = match(url)
     assert summary.mode == "incremental" and summary.new_mentions >= 2
+
+
+def test_term_counts_are_kept_and_follow_the_text(env, world):
+    """The text evidence's term counts are kept per paper (migration 0013); a changed text (a
+    new papers.content_hash, as the papers' writer sets it) is counted again, an unchanged one
+    comes with its kept counts."""
+    url, resources = env
+    harvest_days(resources, world.start_day, world.start_day + dt.timedelta(days=1))
+    match(url)
+    with psycopg.connect(url) as conn:
+        kept = dict(conn.execute("SELECT arxiv_id, terms FROM wove.matching_text_terms"))
+        texts = dict(conn.execute("SELECT arxiv_id, title || E'\\n' || coalesce(abstract, '') FROM wove.papers"))
+        assert set(kept) == set(texts) and len(texts) > 20
+        assert [kept[p] for p in sorted(texts)] == text_term_counts([texts[p] for p in sorted(texts)])
+        changed, same = sorted(texts)[:2]
+        title = conn.execute("SELECT title FROM wove.papers WHERE arxiv_id = %s", (changed,)).fetchone()[0]
+        new_text = f"{title}\nQuasicrystal lattices revisited"
+        conn.execute("UPDATE wove.papers SET abstract = 'Quasicrystal lattices revisited', content_hash = %s"
+                     " WHERE arxiv_id = %s", (content_hash(title, "Quasicrystal lattices revisited"), changed))
+        with conn.transaction(force_rollback=True):
+            mentions, _ = researchers_load.load_mentions(conn, [changed, same])
+            by_paper = {m.paper_id: m for m in mentions}
+            assert by_paper[changed].text_terms == text_term_counts([new_text])[0] != kept[changed]
+            assert by_paper[same].text_terms == kept[same]
+            assert conn.execute("SELECT terms FROM wove.matching_text_terms WHERE arxiv_id = %s",
+                                (changed,)).fetchone()[0] == text_term_counts([new_text])[0]

@@ -5,9 +5,10 @@ One call of `match_researchers` runs in one transaction:
 1. find the papers whose author inputs changed since they were matched (or that were
    never matched), in SQL: a fingerprint of the inputs of each paper the change log
    (wove.matching_changes) names, against the one stored in wove.matching_state;
-2. load author positions (wove.paper_authors) with their evidence: the paper's text,
-   categories and date, co-authors, and the aligned S2 / OpenAlex ids, ORCID and
-   institutions from wove.authorships. An incremental run loads the changed papers, the
+2. load author positions (wove.paper_authors) with their evidence: the paper's text (as
+   term counts, kept per paper in wove.matching_text_terms once counted), categories and
+   date, co-authors, and the aligned S2 / OpenAlex ids, ORCID and institutions from
+   wove.authorships. An incremental run loads the changed papers, the
    name blocks their positions fall in, and every position of the researchers in those
    blocks (what the assignment and the researcher rows read), not their co-authors'
    positions on those papers (but their names, for co-author keys); a full run, or the first
@@ -39,6 +40,7 @@ from wove_pipeline.core.matching.mentions import Mention, normalize_orcid
 from wove_pipeline.core.matching.names import make_name, normalize_text
 from wove_pipeline.core.matching.overrides import Overrides
 from wove_pipeline.core.matching.sandbox_eval import MAX_COAUTHORS
+from wove_pipeline.core.matching.scoring import TEXT_TERMS_VERSION, text_term_counts
 
 # Author positions, and their papers' fields once per paper (a paper's title and abstract
 # on every position's row were most of what a large load transferred).
@@ -51,9 +53,14 @@ LEFT JOIN wove.authorships au USING (arxiv_id, position)
 {where}
 ORDER BY pa.arxiv_id, pa.position
 """
+# A paper whose text was counted before (papers.content_hash: the same title and abstract)
+# comes with its kept term counts instead of its text.
 MENTION_PAPERS_SQL = """
-SELECT p.arxiv_id, p.published, p.categories, p.title, p.abstract, p.journal_ref
+SELECT p.arxiv_id, p.published, p.categories, p.journal_ref, p.content_hash, t.terms,
+       CASE WHEN t.terms IS NULL THEN p.title END, CASE WHEN t.terms IS NULL THEN p.abstract END
 FROM wove.papers p
+LEFT JOIN wove.matching_text_terms t
+       ON t.arxiv_id = p.arxiv_id AND t.content_hash = p.content_hash AND t.version = %(version)s
 {where}
 """
 
@@ -146,12 +153,13 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
     # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
     if arxiv_ids is None:
         rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
-        papers = conn.execute(MENTION_PAPERS_SQL.format(where="")).fetchall()
+        papers = conn.execute(MENTION_PAPERS_SQL.format(where=""), {"version": TEXT_TERMS_VERSION}).fetchall()
     else:
         ids = list(arxiv_ids)
         rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (ids,)).fetchall()
-        papers = conn.execute(MENTION_PAPERS_SQL.format(where="WHERE p.arxiv_id = ANY(%s)"), (ids,)).fetchall()
-    paper_fields = {r[0]: r[1:] for r in papers}
+        papers = conn.execute(MENTION_PAPERS_SQL.format(where="WHERE p.arxiv_id = ANY(%(ids)s)"),
+                              {"ids": ids, "version": TEXT_TERMS_VERSION}).fetchall()
+    paper_fields = _with_text_terms(conn, papers)
     by_paper: dict[str, list[tuple]] = defaultdict(list)
     for row in rows:
         by_paper[row[0]].append(row)
@@ -160,8 +168,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
     for arxiv_id, paper_rows in by_paper.items():
         if arxiv_id not in paper_fields:
             continue  # positions of a paper that is gone (the inner join of one query did this)
-        published, categories, title, abstract, journal_ref = paper_fields[arxiv_id]
-        text = f"{title}\n{abstract or ''}"
+        published, categories, journal_ref, text_terms = paper_fields[arxiv_id]
         categories = list(categories or [])
         keys = [make_name(r[3], None, r[2]).block for r in paper_rows]
         big = len(paper_rows) > MAX_COAUTHORS  # giant collaborations carry no per-person co-author signal
@@ -188,7 +195,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
                 institution_ids=list(institution_ids or []) if oa_ok else [],
                 coauthor_keys=[] if big else [x for j, x in enumerate(keys) if j != k],
                 categories=list(categories),
-                text=text,
+                text_terms=text_terms,  # the text itself is not needed once counted
                 year=published.year if published else None,
                 published=published,
                 venue=journal_ref,
@@ -202,6 +209,25 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
                      m.orcid, m.institution_ids, m.categories]).encode())
         evidence_hash[arxiv_id] = digest.hexdigest() if hash_evidence else None
     return mentions, evidence_hash
+
+
+def _with_text_terms(conn: psycopg.Connection, papers: list[tuple]) -> dict[str, list]:
+    """arxiv_id -> [published, categories, journal_ref, text_terms]: the kept term counts, and
+    for texts not counted before (new papers, changed titles or abstracts) counts made now and
+    kept (in the run's transaction)."""
+    out: dict[str, list] = {}
+    fresh: list[tuple[str, str, str]] = []
+    for arxiv_id, published, categories, journal_ref, content_hash, terms, title, abstract in papers:
+        if terms is None:
+            fresh.append((arxiv_id, content_hash, f"{title}\n{abstract or ''}"))
+        out[arxiv_id] = [published, categories, journal_ref, terms]
+    counted = text_term_counts([text for _, _, text in fresh])
+    for (arxiv_id, _, _), terms in zip(fresh, counted):
+        out[arxiv_id][3] = terms
+    if fresh:
+        db.upsert_rows(conn, "wove.matching_text_terms", ("arxiv_id", "content_hash", "version", "terms"),
+                       ((a, h, TEXT_TERMS_VERSION, t) for (a, h, _), t in zip(fresh, counted)), key=("arxiv_id",))
+    return out
 
 
 def load_overrides(conn: psycopg.Connection) -> Overrides:

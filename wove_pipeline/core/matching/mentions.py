@@ -31,6 +31,7 @@ class Mention:
     coauthor_keys: list[str] = field(default_factory=list)  # block keys or names of co-authors
     categories: list[str] = field(default_factory=list)  # primary first
     text: str = ""  # title + abstract
+    text_terms: bytes | None = None  # text's packed term counts (scoring.text_term_counts), when counted before
     year: int | None = None
     published: dt.date | dt.datetime | None = None  # newest-first ordering
     email: str | None = None
