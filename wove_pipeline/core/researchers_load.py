@@ -8,11 +8,11 @@ One call of `match_researchers` runs in one transaction:
 2. load author positions (wove.paper_authors) with their evidence: the paper's text (as
    term counts, kept per paper in wove.matching_text_terms once counted), categories and
    date, co-authors, and the aligned S2 / OpenAlex ids, ORCID and institutions from
-   wove.authorships. An incremental run loads the changed papers, the
-   name blocks their positions fall in, and every position of the researchers in those
-   blocks (what the assignment and the researcher rows read), not their co-authors'
-   positions on those papers (but their names, for co-author keys); a full run, or the first
-   run on links without block keys, loads everything. Of the loaded papers, those whose
+   wove.authorships. An incremental run loads the changed papers, the name blocks their
+   positions fall in, and every position of the researchers in those blocks (what the
+   assignment and the researcher rows read), not their co-authors' positions on those
+   papers (but their names, for co-author keys); a full run, or the first run on links
+   without block keys, loads everything. Of the loaded papers, those whose
    evidence hash moved are re-decided (late enrichment re-decides those positions);
 3. cluster: everything at once on the first run (or `full=True`), otherwise assign the new
    mentions incrementally, newest first, onto the existing researchers;
