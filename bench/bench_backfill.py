@@ -223,9 +223,8 @@ HOT_SPOTS = """### Hot spots and what changed (2026-11-30)
   and only new or changed texts are counted; the IDF is still fitted over the run's papers (a 100k
   archive's day re-matched link by link: same outcomes, scores and evidence, 13.1 -> 11.3 s; the
   counts take ~320 bytes a paper; the 300k day after: publish 61.7 -> 53.3 s, its matching 53.9 ->
-  45.1 s). A day's mentions whose names are compatible with a loaded
-  researcher's were measured too (to load only those): 157,121 of the 193,964 positions, not worth
-  a change of decisions.
+  45.1 s). The positions of researchers whose names are compatible with a day's mentions were
+  counted too (to load only those): 157,121 of the 193,964 at 100k, not worth a change of decisions.
 - **The backfill's one publish is a full `match_all`** (blocks above `max_block`, 2,000, are
   sub-blocked, the work spread over forked workers); it is the largest part of the publish.
 - **OpenAlex budget**: a year through the API needs more list calls than a free key's $1 a day (the
