@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_day import (  # noqa: E402
-    CATCH_UP_DAYS, DAILY_ORDER, GLOBAL_ORDER, RUN_CONFIG, BenchEnv, chunks, load_average, real_defs, run_job,
+    CATCH_UP_DAYS, DAILY_ORDER, GLOBAL_ORDER, RUN_CONFIG, BenchEnv, chunks, load_average, run_job,
 )
 
 OUT = Path(os.environ.get("WOVE_BENCH_OUT", "/tmp/wove-bench-backfill"))
@@ -89,7 +89,6 @@ def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = 
     fig["records"] = sum(1 for p in world.papers if p.datestamp < next_day)
     fig["next_day_records"] = world.size - fig["records"]
     print(f"[{target}] world: {world.size:,} records, {days} days, generated in {fig['generate_s']:.0f} s", flush=True)
-    real = real_defs()
     fig["runs"] = []
     fig["status"] = "daily"
     _save(fig)
@@ -102,7 +101,7 @@ def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = 
         gc.collect()
         w0 = time.perf_counter()
         for first, last in chunks(START, next_day - dt.timedelta(days=1), MAX_PARTITIONS_PER_RUN):
-            st = run_job(real, "bench_daily", be.instance, first, last, run_config)
+            st = run_job("real", "bench_daily", be.instance, first, last, run_config)
             papers = be.count("SELECT count(*) FROM wove.papers")
             fig["runs"].append({"first": first, "last": last, "wall": st.wall, "cpu_py": st.cpu_py, "cpu_pg": st.cpu_pg,
                                 "cpu_sandbox": st.cpu_sandbox,
@@ -114,7 +113,7 @@ def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = 
                   f"(load {load_average()})", flush=True)
         fig["status"] = "publish"
         _save(fig)
-        st = run_job(real, "bench_publish", be.instance)
+        st = run_job("real", "bench_publish", be.instance)
         fig["publish"] = {"wall": st.wall, "cpu_py": st.cpu_py, "cpu_pg": st.cpu_pg, "cpu_sandbox": st.cpu_sandbox,
                           "steps": st.steps, "rows": st.rows,
                           "metadata": {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str))}
@@ -125,8 +124,8 @@ def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = 
         fig["researchers"] = be.count("SELECT count(*) FROM wove.researchers")
         _save(fig)
         # The day after, as the daily schedule runs it: that day's partition, then publish.
-        daily, publish = run_job(real, "bench_daily", be.instance, next_day, None, run_config), \
-            run_job(real, "bench_publish", be.instance)
+        daily, publish = run_job("real", "bench_daily", be.instance, next_day, None, run_config), \
+            run_job("real", "bench_publish", be.instance)
         fig["next_day"] = {"day": next_day, "daily_wall": daily.wall, "publish_wall": publish.wall,
                            "steps": {**daily.steps, **publish.steps},
                            "metadata": {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str))}

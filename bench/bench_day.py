@@ -2,6 +2,7 @@
 no-op bodies run in the same process, then the day's embedding on its own.
 
     .venv/bin/python -m bench.bench_day [--papers-per-day 1700] [--history-days 7] [--no-embedding]
+                                        [--executors forkserver,multiprocess]
 
 What it does:
 
@@ -21,6 +22,9 @@ What it does:
 5. The same asset graph with no-op bodies (same keys, deps, partitions, backfill policy and
    check steps; bodies return at once), run the same way on the same instance.
 6. paper_embeddings for the day alone (texts/s).
+7. With ``--executors``: steps 1-5 again in a fresh environment per executor named, the day
+   and the no-op graph run with Dagster's multiprocess executor (``EXECUTORS``) instead of in
+   the run's process; their walls go side by side with the in-process ones.
 
 The day's figures go to bench/RESULTS.md. The helpers (``BenchEnv``, ``StepTimes``,
 ``noop_defs``) are reused by bench/bench_backfill.py.
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import gc
 import os
 import shutil
@@ -108,6 +113,30 @@ def noop_defs(real: dg.Definitions) -> dg.Definitions:
     return dg.Definitions(assets=[*assets, *externals], asset_checks=checks, jobs=jobs)
 
 
+@functools.cache
+def bench_defs(kind: str) -> dg.Definitions:
+    """The bench jobs' definitions: "real" (real_defs) or "noop" (noop_defs of the real ones)."""
+    return real_defs() if kind == "real" else noop_defs(bench_defs("real"))
+
+
+def bench_job(kind: str, name: str) -> dg.JobDefinition:
+    """A bench job by kind and name: what executors that run steps in their own processes
+    rebuild it from (dg.build_reconstructable_job points here)."""
+    return bench_defs(kind).resolve_job_def(name)
+
+
+# How the steps of a run are executed. wove ships the in-process executor (definitions.py);
+# the others are Dagster's multiprocess executor, measured beside it (--executors): its
+# default start method (spawn: every step a fresh Python process that imports everything)
+# and a fork server that has Dagster, wove and the bench imported once.
+EXECUTORS: dict[str, dict | None] = {
+    "in_process": None,
+    "multiprocess": {},
+    "forkserver": {"start_method": {"forkserver": {"preload_modules": ["dagster", "wove_pipeline.definitions",
+                                                                      "bench.bench_day"]}}},
+}
+
+
 # ----------------------------------------------------------------------------------------
 # Runs and their step timings
 
@@ -179,22 +208,31 @@ def _sandbox_cpu() -> float:
         return 0.0
 
 
-def run_job(defs: dg.Definitions, name: str, instance: dg.DagsterInstance, first: dt.date | None = None,
-            last: dt.date | None = None, run_config: dict | None = None) -> StepTimes:
-    job = defs.resolve_job_def(name)
+def run_job(kind: str, name: str, instance: dg.DagsterInstance, first: dt.date | None = None,
+            last: dt.date | None = None, run_config: dict | None = None, executor: str = "in_process") -> StepTimes:
+    """Run bench_job(kind, name) over first..last (a range in one run) with one of EXECUTORS.
+    The CPU seconds of step processes started by a fork server are not in cpu_py."""
     tags = {}
     if first is not None:
         tags = {"dagster/asset_partition_range_start": first.isoformat(),
                 "dagster/asset_partition_range_end": (last or first).isoformat()}
+    run_config = run_config or RUN_CONFIG
     c0, p0, s0, t0 = _py_cpu(), _pg_cpu(), _sandbox_cpu(), time.perf_counter()
-    result = job.execute_in_process(instance=instance, tags=tags, run_config=run_config or RUN_CONFIG,
-                                    raise_on_error=True)
+    if EXECUTORS[executor] is None:
+        run_id = bench_job(kind, name).execute_in_process(instance=instance, tags=tags, run_config=run_config,
+                                                          raise_on_error=True).run_id
+    else:
+        # by module name: run as `python -m bench.bench_day`, this module is __main__
+        recon = dg.build_reconstructable_job("bench.bench_day", "bench_job", reconstructable_args=(kind, name))
+        run_config = {**run_config, "execution": {"config": {"multiprocess": EXECUTORS[executor]}}}
+        with dg.execute_job(recon, instance=instance, tags=tags, run_config=run_config, raise_on_error=True) as result:
+            run_id = result.run_id
     wall = time.perf_counter() - t0
     out = StepTimes(wall=wall, cpu_py=_py_cpu() - c0, cpu_pg=_pg_cpu() - p0, cpu_sandbox=_sandbox_cpu() - s0)
-    for entry in instance.all_logs(result.run_id, of_type=dg.DagsterEventType.STEP_SUCCESS):
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_SUCCESS):
         ev = entry.dagster_event
         out.steps[ev.step_key] = ev.event_specific_data.duration_ms / 1000
-    for entry in instance.all_logs(result.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION):
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION):
         mat = entry.dagster_event.event_specific_data.materialization
         name_ = mat.asset_key.to_user_string()
         md = {k: getattr(v, "value", v) for k, v in mat.metadata.items()}
@@ -279,55 +317,89 @@ def _fmt_rate(n: int | None, s: float) -> str:
     return f"{n / s:,.0f}" if n and s > 0 else "-"
 
 
-def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--papers-per-day", type=int, default=1700, help="generator density (seed 7: the benchmarked Tuesday gets ~1.5x)")
-    ap.add_argument("--history-days", type=int, default=7, help="days loaded and published before the benchmarked day")
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--no-embedding", action="store_true")
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args(argv)
+@dataclass
+class DayRuns:
+    """One fresh environment's figures: the history, then the day and the no-op graph."""
 
+    world_size: int
+    gen_s: float
+    counts: dict[str, int]
+    hist: float | None
+    researchers_before: int
+    daily: StepTimes
+    publish: StepTimes
+    n_daily: StepTimes
+    n_publish: StepTimes
+    new_papers: int
+    day_papers: int
+    emb: StepTimes | None
+
+
+def measure_day(args, day: dt.date, executor: str = "in_process", embedding: bool = False) -> DayRuns:
+    """Generate the world, load its history (in-process, not timed as the day), then run the
+    day and the no-op graph with `executor`, and the day's embedding when asked."""
     from wove_pipeline.sandbox.generator import generate_world
 
-    day = dt.date(2025, 8, 12)  # a Tuesday
     start = day - dt.timedelta(days=args.history_days)
     t0 = time.perf_counter()
     world = generate_world(seed=args.seed, papers_per_day=args.papers_per_day, days=args.history_days + 1, start_day=start)
     gen_s = time.perf_counter() - t0
     counts = day_counts(world, day)
-    print(f"world: {world.size:,} records over {args.history_days + 1} days (generated in {gen_s:.0f} s); "
-          f"day {day}: {counts}", flush=True)
-
-    real = real_defs()
-    noop = noop_defs(real)
-    load_start = load_average()
     world_size = world.size
+    print(f"[{executor}] world: {world_size:,} records over {args.history_days + 1} days (generated in {gen_s:.0f} s); "
+          f"day {day}: {counts}", flush=True)
     with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-day-") as be:
         del world  # the forked sandbox holds it; here every full garbage collection would walk it
         gc.collect()
         hist = None
         if args.history_days:
             h0 = time.perf_counter()
-            run_job(real, "bench_daily", be.instance, start, day - dt.timedelta(days=1))
-            run_job(real, "bench_publish", be.instance)
+            run_job("real", "bench_daily", be.instance, start, day - dt.timedelta(days=1))
+            run_job("real", "bench_publish", be.instance)
             hist = time.perf_counter() - h0
-            print(f"history: {args.history_days} days in {hist:.0f} s", flush=True)
+            print(f"[{executor}] history: {args.history_days} days in {hist:.0f} s", flush=True)
         researchers_before = be.count("SELECT count(*) FROM wove.researchers")
-        daily = run_job(real, "bench_daily", be.instance, day)
-        publish = run_job(real, "bench_publish", be.instance)
-        print(f"real: daily {daily.wall:.1f} s, publish {publish.wall:.1f} s", flush=True)
-        n_daily = run_job(noop, "bench_daily", be.instance, day)
-        n_publish = run_job(noop, "bench_publish", be.instance)
-        print(f"noop: daily {n_daily.wall:.1f} s, publish {n_publish.wall:.1f} s", flush=True)
+        daily = run_job("real", "bench_daily", be.instance, day, executor=executor)
+        publish = run_job("real", "bench_publish", be.instance, executor=executor)
+        print(f"[{executor}] real: daily {daily.wall:.1f} s, publish {publish.wall:.1f} s", flush=True)
+        n_daily = run_job("noop", "bench_daily", be.instance, day, executor=executor)
+        n_publish = run_job("noop", "bench_publish", be.instance, executor=executor)
+        print(f"[{executor}] noop: daily {n_daily.wall:.1f} s, publish {n_publish.wall:.1f} s", flush=True)
         new_papers = be.count(
             f"SELECT count(*) FROM wove.papers WHERE oai_datestamp = '{day}' AND published::date = '{day}'")
         day_papers = be.count(f"SELECT count(*) FROM wove.papers WHERE oai_datestamp = '{day}'")
         emb = None
-        if not args.no_embedding:
-            emb = run_job(real, "bench_embed", be.instance, day)
+        if embedding:
+            emb = run_job("real", "bench_embed", be.instance, day)
             print(f"embedding: {emb.wall:.1f} s", flush=True)
+    return DayRuns(world_size, gen_s, counts, hist, researchers_before, daily, publish, n_daily, n_publish,
+                   new_papers, day_papers, emb)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--papers-per-day", type=int, default=1700, help="generator density (seed 7: the benchmarked Tuesday gets ~1.5x)")
+    ap.add_argument("--history-days", type=int, default=7, help="days loaded and published before the benchmarked day")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--no-embedding", action="store_true")
+    ap.add_argument("--executors", default="",
+                    help="comma-separated: also measure the day with these executors, each in a fresh environment "
+                         f"(of {', '.join(e for e in EXECUTORS if e != 'in_process')})")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+    extra = [e for e in args.executors.split(",") if e]
+    unknown = [e for e in extra if e not in EXECUTORS or e == "in_process"]
+    if unknown:
+        ap.error(f"unknown executor(s) {unknown}; choose from {[e for e in EXECUTORS if e != 'in_process']}")
+
+    day = dt.date(2025, 8, 12)  # a Tuesday
+    load_start = load_average()
+    m = measure_day(args, day, embedding=not args.no_embedding)
+    others = {e: measure_day(args, day, e) for e in extra}
     load_end = load_average()
+    daily, publish, n_daily, n_publish, emb = m.daily, m.publish, m.n_daily, m.n_publish, m.emb
+    counts, hist, researchers_before, world_size, gen_s = m.counts, m.hist, m.researchers_before, m.world_size, m.gen_s
+    new_papers, day_papers = m.new_papers, m.day_papers
 
     rows = []
     total_real = daily.wall + publish.wall
@@ -409,7 +481,40 @@ materialization's `dagster/row_count` (for the global assets: table totals).
 
         cmd = f".venv/bin/python -m bench.bench_day --papers-per-day {args.papers_per_day} --history-days {args.history_days}"
         write_section("Realistic day end to end", body, command=cmd + (" --no-embedding" if args.no_embedding else ""))
+    if others:
+        executors_body = _executors_section({"in_process": m, **others})
+        print(executors_body)
+        if not args.no_write:
+            write_section("Realistic day by executor", executors_body, command=cmd + f" --executors {args.executors}")
     return {"real": total_real, "noop": total_noop, "ratio": ratio, "cpu_real": cpu_real, "cpu_noop": cpu_noop}
+
+
+def _executors_section(runs: dict[str, DayRuns]) -> str:
+    """The day and the no-op graph under each executor, side by side (wall seconds)."""
+    shipped = runs["in_process"].daily.wall + runs["in_process"].publish.wall
+    lines = []
+    for name, r in runs.items():
+        real, noop = r.daily.wall + r.publish.wall, r.n_daily.wall + r.n_publish.wall
+        lines.append(f"| {name}{' (shipped)' if name == 'in_process' else ''} | {r.daily.rows.get('authorships', 0):,} | "
+                     f"{r.publish.metadata.get('researchers', {}).get('new_mentions', 0):,} | {r.daily.wall:.2f} | "
+                     f"{r.publish.wall:.2f} | **{real:.2f}** | {noop:.2f} | {real / noop:.2f}x | {real / shipped:.2f}x |")
+    return f"""
+The realistic day above (same world, seed and history; each executor in its own fresh
+environment, the history loaded in-process), run with each executor, and the same asset graph
+with no-op bodies under the same executor. Wall seconds. `multiprocess` is Dagster's default
+executor (a fresh Python process per step, at most one per core); `forkserver` is the same
+executor with a fork server that imports Dagster and wove once (`EXECUTORS` in bench/bench_day.py).
+wove ships the in-process executor (wove_pipeline/definitions.py); the 2x bar above is measured
+with it.
+
+| executor | authorships | mentions matched | daily run s | publish run s | day s | no-op graph s | day / no-op | day / shipped day |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+{chr(10).join(lines)}
+
+A step process costs the multiprocess executor its start (imports, or a fork) and the run's
+context in every step: for the no-op graph that is nearly all of the time, so the ratio to
+it is smallest where the day is slowest.
+"""
 
 
 if __name__ == "__main__":
