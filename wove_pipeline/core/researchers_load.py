@@ -211,23 +211,19 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
     return mentions, evidence_hash
 
 
-def _with_text_terms(conn: psycopg.Connection, papers: list[tuple]) -> dict[str, list]:
-    """arxiv_id -> [published, categories, journal_ref, text_terms]: the kept term counts, and
+def _with_text_terms(conn: psycopg.Connection, papers: list[tuple]) -> dict[str, tuple]:
+    """arxiv_id -> (published, categories, journal_ref, text_terms): the kept term counts, and
     for texts not counted before (new papers, changed titles or abstracts) counts made now and
     kept (in the run's transaction)."""
-    out: dict[str, list] = {}
-    fresh: list[tuple[str, str, str]] = []
-    for arxiv_id, published, categories, journal_ref, content_hash, terms, title, abstract in papers:
-        if terms is None:
-            fresh.append((arxiv_id, content_hash, f"{title}\n{abstract or ''}"))
-        out[arxiv_id] = [published, categories, journal_ref, terms]
+    fresh = [(arxiv_id, content_hash, f"{title}\n{abstract or ''}")
+             for arxiv_id, _, _, _, content_hash, terms, title, abstract in papers if terms is None]
     counted = text_term_counts([text for _, _, text in fresh])
-    for (arxiv_id, _, _), terms in zip(fresh, counted):
-        out[arxiv_id][3] = terms
     if fresh:
         db.upsert_rows(conn, "wove.matching_text_terms", ("arxiv_id", "content_hash", "version", "terms"),
                        ((a, h, TEXT_TERMS_VERSION, t) for (a, h, _), t in zip(fresh, counted)), key=("arxiv_id",))
-    return out
+    made = {arxiv_id: terms for (arxiv_id, _, _), terms in zip(fresh, counted)}
+    return {arxiv_id: (published, categories, journal_ref, made[arxiv_id] if terms is None else terms)
+            for arxiv_id, published, categories, journal_ref, _, terms, _, _ in papers}
 
 
 def load_overrides(conn: psycopg.Connection) -> Overrides:

@@ -189,8 +189,8 @@ def _tfidf(texts: list[str], **kw) -> sp.csr_matrix:
 # (wove.matching_text_terms), packed by `text_term_counts`, and counts only new or changed
 # texts. The IDF is still fitted over the papers of each run, so the result is the same.
 TEXT_CHARS = 3000
-TEXT_FEATURES = 2**18
 _INDEX_BITS = 18  # packed term: count << 18 | index (a count stays far below 2**14 in 3,000 characters)
+TEXT_FEATURES = 1 << _INDEX_BITS  # every hashed index fits the packed word
 TEXT_TERMS_VERSION = 1  # bump when TEXT_CHARS, TEXT_FEATURES or the tokenizer change: kept counts are recounted
 
 
