@@ -19,8 +19,9 @@ What it does:
    ``publish`` (researchers -> researcher_metrics -> serving), both with
    ``execute_in_process`` and with the asset checks of those assets, as in production.
    Per-step seconds come from the runs' STEP_SUCCESS events in the instance event log.
-5. The same asset graph with no-op bodies (same keys, deps, partitions, backfill policy and
-   check steps; bodies return at once), run the same way on the same instance.
+5. The same asset graph with no-op bodies (same keys, deps, partitions, backfill policies,
+   pools, retry policies, resources and check steps; bodies return at once), run the same way
+   on the same instance.
 6. paper_embeddings for the day alone (texts/s).
 7. With ``--executors``: steps 1-5 again in a fresh environment per executor named, the day
    and the no-op graph run with Dagster's multiprocess executor (``EXECUTORS``) instead of in
@@ -82,12 +83,16 @@ def real_defs() -> dg.Definitions:
 
 def noop_defs(real: dg.Definitions) -> dg.Definitions:
     """The same asset graph with no-op bodies: every asset of the bench jobs with its key,
-    deps, partitions and backfill policy, and one no-op check step per real check step."""
+    deps, partitions, backfill policy, pool, retry policy and resources, and one no-op check
+    step per real check step with that check's resources. Only the bodies differ: the
+    resources are built and the pools' slots claimed as in the real runs."""
     graph = real.resolve_asset_graph()
+    check_resources = {key: c.required_resource_keys for c in real.asset_checks for key in c.check_keys}
     wanted = [dg.AssetKey(k) for k in DAILY_ORDER + GLOBAL_ORDER]
     assets, checks = [], []
     for key in wanted:
         node = graph.get(key)
+        op = node.assets_def.op
         deps = sorted(node.parent_keys, key=lambda k: k.to_user_string())
 
         def body(context):
@@ -95,13 +100,17 @@ def noop_defs(real: dg.Definitions) -> dg.Definitions:
 
         assets.append(dg.asset(
             key=key, deps=deps, partitions_def=node.partitions_def, backfill_policy=node.backfill_policy,
-            group_name="noop",
+            pool=op.pool, retry_policy=op.retry_policy,
+            required_resource_keys=node.assets_def.required_resource_keys - {"io_manager"}, group_name="noop",
         )(body))
-        for check_key in graph.get(key).check_keys:
-            def check_body():
+        for check_key in node.check_keys:
+            def check_body(context):
                 return dg.AssetCheckResult(passed=True)
 
-            checks.append(dg.asset_check(asset=key, name=check_key.name, blocking=True)(check_body))
+            checks.append(dg.asset_check(
+                asset=key, name=check_key.name, blocking=True,
+                required_resource_keys=check_resources[check_key] - {"io_manager"},
+            )(check_body))
     # paper_embeddings is a dep of serving but outside the benchmarked graph: an external spec.
     emb = graph.get(EMBEDDINGS)
     externals = [dg.AssetSpec(EMBEDDINGS, deps=list(emb.parent_keys), partitions_def=emb.partitions_def)]
@@ -110,7 +119,7 @@ def noop_defs(real: dg.Definitions) -> dg.Definitions:
         dg.define_asset_job("bench_daily", selection=dg.AssetSelection.assets(*daily)),
         dg.define_asset_job("bench_publish", selection=dg.AssetSelection.assets(*[dg.AssetKey(k) for k in GLOBAL_ORDER])),
     ]
-    return dg.Definitions(assets=[*assets, *externals], asset_checks=checks, jobs=jobs)
+    return dg.Definitions(assets=[*assets, *externals], asset_checks=checks, jobs=jobs, resources=real.resources)
 
 
 @functools.cache
@@ -165,12 +174,23 @@ class StepTimes:
 
 
 def _py_cpu() -> float:
-    """CPU seconds of this process and of its children that ended (the matcher's forked
-    workers; not the sandbox, which lives until the bench ends, nor PostgreSQL)."""
+    """CPU seconds of this process, of its children that ended (the matcher's forked workers,
+    the multiprocess executor's step processes) and of the live ones but the sandbox with
+    what they reaped (a fork server and its ended step processes); not PostgreSQL."""
     import resource
 
-    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
-                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+    own = sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                resource.getrusage(resource.RUSAGE_CHILDREN)))
+    ticks = 0
+    for children in Path("/proc/self/task").glob("*/children"):
+        for child in children.read_text().split():
+            if int(child) == SANDBOX_PID:
+                continue
+            try:
+                ticks += sum(int(x) for x in _stat(int(child))[11:15])  # utime stime cutime cstime
+            except OSError:
+                pass  # ended meanwhile: in RUSAGE_CHILDREN next time
+    return own + ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _stat(pid: int) -> list[str]:
@@ -210,8 +230,7 @@ def _sandbox_cpu() -> float:
 
 def run_job(kind: str, name: str, instance: dg.DagsterInstance, first: dt.date | None = None,
             last: dt.date | None = None, run_config: dict | None = None, executor: str = "in_process") -> StepTimes:
-    """Run bench_job(kind, name) over first..last (a range in one run) with one of EXECUTORS.
-    The CPU seconds of step processes started by a fork server are not in cpu_py."""
+    """Run bench_job(kind, name) over first..last (a range in one run) with one of EXECUTORS."""
     tags = {}
     if first is not None:
         tags = {"dagster/asset_partition_range_start": first.isoformat(),
@@ -451,8 +470,10 @@ recomputed metrics for {md_m.get('researchers_recomputed', '?'):,} researchers.
 
 Both graphs run with `execute_in_process` on the same Dagster instance (PostgreSQL storage)
 in the same process (the sandbox upstreams answer from a forked process): the daily assets but paper_embeddings for the day's partition, then
-`publish`. Step seconds are the STEP_SUCCESS durations from the event log; rows are each
-materialization's `dagster/row_count` (for the global assets: table totals).
+`publish`. The no-op graph keeps every asset's and check's key, deps, partitions, backfill
+policy, pool, retry policy and resources: only the bodies return at once. Step seconds are the
+STEP_SUCCESS durations from the event log; rows are each materialization's `dagster/row_count`
+(for the global assets: table totals).
 
 | stage | rows | step s | rows/s | no-op step s |
 |---|---:|---:|---:|---:|
@@ -495,20 +516,24 @@ def _executors_section(runs: dict[str, DayRuns]) -> str:
     lines = []
     for name, r in runs.items():
         real, noop = r.daily.wall + r.publish.wall, r.n_daily.wall + r.n_publish.wall
+        cpu = sum(t.cpu_py + t.cpu_pg for t in (r.daily, r.publish))
+        n_cpu = sum(t.cpu_py + t.cpu_pg for t in (r.n_daily, r.n_publish))
         lines.append(f"| {name}{' (shipped)' if name == 'in_process' else ''} | {r.daily.rows.get('authorships', 0):,} | "
                      f"{r.publish.metadata.get('researchers', {}).get('new_mentions', 0):,} | {r.daily.wall:.2f} | "
-                     f"{r.publish.wall:.2f} | **{real:.2f}** | {noop:.2f} | {real / noop:.2f}x | {real / shipped:.2f}x |")
+                     f"{r.publish.wall:.2f} | **{real:.2f}** | {noop:.2f} | {real / noop:.2f}x | {real / shipped:.2f}x | "
+                     f"{cpu:.1f} | {n_cpu:.1f} |")
     return f"""
 The realistic day above (same world, seed and history; each executor in its own fresh
 environment, the history loaded in-process), run with each executor, and the same asset graph
-with no-op bodies under the same executor. Wall seconds. `multiprocess` is Dagster's default
+with no-op bodies under the same executor. Wall seconds, and CPU seconds of the bench process,
+its step processes and PostgreSQL (as in the table above). `multiprocess` is Dagster's default
 executor (a fresh Python process per step, at most one per core); `forkserver` is the same
 executor with a fork server that imports Dagster and wove once (`EXECUTORS` in bench/bench_day.py).
 wove ships the in-process executor (wove_pipeline/definitions.py); the 2x bar above is measured
 with it.
 
-| executor | authorships | mentions matched | daily run s | publish run s | day s | no-op graph s | day / no-op | day / shipped day |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| executor | authorships | mentions matched | daily run s | publish run s | day s | no-op graph s | day / no-op | day / shipped day | day CPU s | no-op CPU s |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 {chr(10).join(lines)}
 
 A step process costs the multiprocess executor its start (imports, or a fork) and the run's
