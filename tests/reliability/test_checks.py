@@ -113,7 +113,7 @@ def test_uniqueness_checks_fail_when_the_guarding_index_is_gone(database_url):
 
     evals = evaluate()
     assert evals["papers_arxiv_id_unique"].passed and evals["papers_slug_unique"].passed
-    assert evals["papers_slug_unique"].metadata["unique_indexes"].value == ["wove.papers_slug_idx"]
+    assert evals["papers_slug_unique"].metadata["guards"].value == ["wove.papers_slug_idx"]
     with psycopg.connect(database_url) as conn:
         conn.execute("DROP INDEX wove.papers_slug_idx")
         conn.execute("CREATE INDEX papers_slug_idx ON wove.papers (slug)")  # an index, but not a unique one
@@ -121,6 +121,38 @@ def test_uniqueness_checks_fail_when_the_guarding_index_is_gone(database_url):
     assert evals["papers_arxiv_id_unique"].passed
     slug = evals["papers_slug_unique"]
     assert not slug.passed and slug.severity == dg.AssetCheckSeverity.ERROR
+
+
+def test_orphan_checks_fail_when_the_foreign_key_is_gone_or_off(database_url):
+    names = {"paper_authors_have_paper", "researcher_mentions_have_researcher"}
+    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name in names]
+    assert len(checks) == 2
+
+    def evaluate():
+        result = dg.materialize([dg.AssetSpec("papers"), dg.AssetSpec("researchers"), *checks],
+                                resources={"database": DatabaseResource(url=database_url)},
+                                selection=dg.AssetSelection.checks(*checks), raise_on_error=False)
+        return _evaluations(result)
+
+    evals = evaluate()
+    assert all(evals[n].passed for n in names), {n: evals[n].metadata for n in names}
+    assert evals["paper_authors_have_paper"].metadata["guards"].value == ["paper_authors_arxiv_id_fkey"]
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        # the guard in force refuses an orphan: what the check stands on
+        try:
+            conn.execute("INSERT INTO wove.paper_authors (arxiv_id, position, keyname) VALUES ('0000.00000', 0, 'X')")
+            raise AssertionError("an orphan author position was written")
+        except psycopg.errors.ForeignKeyViolation:
+            pass
+        conn.execute("ALTER TABLE wove.paper_authors DISABLE TRIGGER ALL")  # the key stays, out of force
+        conn.execute("ALTER TABLE wove.researcher_mentions DROP CONSTRAINT researcher_mentions_researcher_id_fkey")
+    evals = evaluate()
+    for n in names:
+        assert not evals[n].passed and evals[n].severity == dg.AssetCheckSeverity.ERROR
+        assert evals[n].metadata["guards"].value == []
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE wove.paper_authors ENABLE TRIGGER ALL")
+    assert evaluate()["paper_authors_have_paper"].passed
 
 
 def test_checks_wire_into_definitions_with_freshness(database_url):

@@ -103,9 +103,6 @@ def sql_check(asset: str, name: str, description: str, violations_sql: str, *, t
 
 INTEGRITY = [
     # --- papers
-    ("papers", "paper_authors_have_paper", "No author position without its paper (no orphan authorships).",
-     "SELECT a.arxiv_id, a.position FROM wove.paper_authors a LEFT JOIN wove.papers p USING (arxiv_id)"
-     " WHERE p.arxiv_id IS NULL", ["wove.papers", "wove.paper_authors"]),
     ("papers", "paper_authors_positions_contiguous", "Author positions of a paper are 0..n-1 with no gap.",
      "SELECT arxiv_id, count(*) AS n, max(position) AS max_position FROM wove.paper_authors GROUP BY arxiv_id"
      " HAVING max(position) <> count(*) - 1 OR min(position) <> 0", ["wove.paper_authors"]),
@@ -130,11 +127,6 @@ INTEGRITY = [
      "SELECT arxiv_id, position, s2_confidence, openalex_confidence FROM wove.authorships"
      " WHERE s2_confidence NOT BETWEEN 0 AND 1 OR openalex_confidence NOT BETWEEN 0 AND 1", ["wove.authorships"]),
     # --- matching
-    ("researchers", "researcher_mentions_have_researcher",
-     "Every mention links to an existing researcher (no orphan mentions).",
-     "SELECT m.arxiv_id, m.position, m.researcher_id FROM wove.researcher_mentions m"
-     " LEFT JOIN wove.researchers r USING (researcher_id) WHERE r.researcher_id IS NULL",
-     ["wove.researcher_mentions", "wove.researchers"]),
     ("researchers", "researcher_redirects_resolve", "A redirect points at a live researcher, never at itself.",
      "SELECT d.old_id, d.new_id FROM wove.researcher_redirects d LEFT JOIN wove.researchers r"
      " ON r.researcher_id = d.new_id WHERE r.researcher_id IS NULL OR d.old_id = d.new_id",
@@ -163,41 +155,79 @@ INTEGRITY = [
      ["wove.researcher_coauthors"]),
 ]
 
-# Uniqueness the database enforces: checked as the guard being in place (a valid unique
-# index on exactly these columns), not by counting duplicates, which a GROUP BY over the
-# whole table could never find while the guard stands and cost more every day.
+# Rules the database enforces (a unique index, a foreign key): checked as the guard being in
+# place and in force, not by scanning for violations, which a scan of the whole table could
+# never find while the guard stands and which cost more every day as the archive grows.
 UNIQUE = [
     ("papers", "papers_arxiv_id_unique", "Every arXiv id is one paper row.", "wove.papers", ("arxiv_id",)),
     ("papers", "papers_slug_unique", "Every URL slug names one paper.", "wove.papers", ("slug",)),
 ]
+FOREIGN_KEYS = [
+    ("papers", "paper_authors_have_paper", "No author position without its paper (no orphan authorships).",
+     "wove.paper_authors", ("arxiv_id",), "wove.papers"),
+    ("researchers", "researcher_mentions_have_researcher",
+     "Every mention links to an existing researcher (no orphan mentions).",
+     "wove.researcher_mentions", ("researcher_id",), "wove.researchers"),
+]
 
 _UNIQUE_GUARDS_SQL = """
-SELECT i.indexrelid::regclass::text AS index FROM pg_index i
+SELECT i.indexrelid::regclass::text AS guard FROM pg_index i
 WHERE i.indrelid = to_regclass(%s) AND i.indisunique AND i.indisvalid AND i.indisready
   AND i.indpred IS NULL AND i.indexprs IS NULL
   AND ARRAY(SELECT a.attname::text FROM unnest(i.indkey::int2[]) AS k(attnum)
             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ORDER BY 1) = %s::text[]
 ORDER BY 1"""
 
+# A validated foreign key on exactly these columns to the referenced table, enforced
+# (conenforced exists from PostgreSQL 18 on: read through to_jsonb so older servers work too)
+# and with none of its triggers disabled (ALTER TABLE ... DISABLE TRIGGER ALL turns it off).
+_FOREIGN_KEY_GUARDS_SQL = """
+SELECT c.conname::text AS guard FROM pg_constraint c
+WHERE c.contype = 'f' AND c.conrelid = to_regclass(%s) AND c.confrelid = to_regclass(%s) AND c.convalidated
+  AND coalesce((to_jsonb(c) ->> 'conenforced')::boolean, true)
+  AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgconstraint = c.oid AND t.tgenabled = 'D')
+  AND ARRAY(SELECT a.attname::text FROM unnest(c.conkey) AS k(attnum)
+            JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum ORDER BY 1) = %s::text[]
+ORDER BY 1"""
+
+
+def _guard_check(asset: str, name: str, description: str, tables: Sequence[str], guards_sql: str,
+                 params: tuple, metadata: dict[str, str]) -> dg.AssetChecksDefinition:
+    """Passes when `guards_sql` finds the database object that enforces the rule; the guards
+    found (their names) go into the metadata."""
+
+    @dg.asset_check(asset=dg.AssetKey(asset), name=name, blocking=True, description=description)
+    def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
+        with database.transaction() as conn:
+            _read_only(conn)
+            missing = _tables_exist(conn, tables)
+            if missing:
+                return dg.AssetCheckResult(passed=True, metadata={"skipped": f"tables not migrated: {missing}"})
+            guards = [r["guard"] for r in db.fetch_all(conn, guards_sql, params)]
+        return dg.AssetCheckResult(passed=bool(guards), metadata={"guards": dg.MetadataValue.json(guards), **metadata})
+
+    return _check
+
 
 def unique_check(asset: str, name: str, description: str, table: str,
                  columns: Sequence[str]) -> dg.AssetChecksDefinition:
     """Passes when a valid unique index on exactly `columns` guards `table` (the database
     then refuses every duplicate at write time)."""
+    return _guard_check(
+        asset, name, f"{description} Enforced by a unique index on ({', '.join(columns)}); the check confirms the "
+                     "index is in place and valid.",
+        [table], _UNIQUE_GUARDS_SQL, (table, sorted(columns)), {"columns": ", ".join(columns)})
 
-    @dg.asset_check(asset=dg.AssetKey(asset), name=name, blocking=True,
-                    description=f"{description} Enforced by a unique index on ({', '.join(columns)}); the check "
-                                "confirms the index is in place and valid.")
-    def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
-        with database.transaction() as conn:
-            _read_only(conn)
-            if _tables_exist(conn, [table]):
-                return dg.AssetCheckResult(passed=True, metadata={"skipped": f"{table} not migrated"})
-            guards = [r["index"] for r in db.fetch_all(conn, _UNIQUE_GUARDS_SQL, (table, sorted(columns)))]
-        return dg.AssetCheckResult(passed=bool(guards), metadata={
-            "unique_indexes": dg.MetadataValue.json(guards), "columns": ", ".join(columns)})
 
-    return _check
+def foreign_key_check(asset: str, name: str, description: str, table: str, columns: Sequence[str],
+                      referenced: str) -> dg.AssetChecksDefinition:
+    """Passes when a validated, enforced foreign key from `table` (`columns`) to `referenced`
+    guards the relation (the database then refuses every orphan at write time)."""
+    return _guard_check(
+        asset, name, f"{description} Enforced by a foreign key {table} ({', '.join(columns)}) -> {referenced}; "
+                     "the check confirms it is in place, validated and in force.",
+        [table, referenced], _FOREIGN_KEY_GUARDS_SQL, (table, referenced, sorted(columns)),
+        {"columns": ", ".join(columns), "references": referenced})
 
 
 # Figures that come from upstream: implausible ones warn (they are not ours to block on).
@@ -214,6 +244,7 @@ UPSTREAM_SANITY = [
 
 def _integrity_checks() -> list[dg.AssetChecksDefinition]:
     out = [unique_check(*u) for u in UNIQUE]
+    out += [foreign_key_check(*f) for f in FOREIGN_KEYS]
     out += [sql_check(a, n, d, q, tables=t) for a, n, d, q, t in INTEGRITY]
     out += [sql_check(a, n, d, q, tables=t, blocking=False, severity=WARN) for a, n, d, q, t in UPSTREAM_SANITY]
     return out
