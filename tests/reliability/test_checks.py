@@ -155,6 +155,41 @@ def test_orphan_checks_fail_when_the_foreign_key_is_gone_or_off(database_url):
     assert evaluate()["paper_authors_have_paper"].passed
 
 
+def test_coverage_warns_on_a_recent_gap_that_the_whole_archive_would_hide(database_url):
+    # 120 days of 10 papers; S2 knows every paper but those of days 60..99 (a broken month).
+    # The newest day is 119: the window is days 76..105 (30 days before the last 14).
+    with psycopg.connect(database_url) as conn:
+        conn.execute("""INSERT INTO wove.papers (arxiv_id, is_old_style, current_version, versions, title_tex, title,
+                        authors, authors_display, categories, primary_category, published, updated, slug, abs_url,
+                        pdf_url, oai_datestamp, content_hash)
+                        SELECT format('2501.%s', lpad(i::text, 5, '0')), false, 1, '[{}]', 't', 't', '[]', 'a',
+                               '{cs.LG}', 'cs.LG', now(), now(), 's' || i, 'u', 'u', date '2025-01-01' + i / 10, 'h'
+                        FROM generate_series(0, 1199) i""")
+        conn.execute("""INSERT INTO wove.s2_papers (arxiv_id, paper_id, as_of, fetched_at)
+                        SELECT arxiv_id, 'p' || arxiv_id, oai_datestamp, now() FROM wove.papers
+                        WHERE oai_datestamp - date '2025-01-01' NOT BETWEEN 60 AND 99""")
+    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name == "s2_papers_coverage"]
+
+    def evaluate():
+        result = dg.materialize([dg.AssetSpec("s2_papers"), *checks],
+                                resources={"database": DatabaseResource(url=database_url)},
+                                selection=dg.AssetSelection.checks(*checks), raise_on_error=False)
+        return _evaluations(result)["s2_papers_coverage"]
+
+    # older than 14 days: 1,060 papers, 660 known (62%): a whole-archive share would pass
+    got = evaluate()
+    assert not got.passed and got.severity == dg.AssetCheckSeverity.WARN
+    md = {k: v.value for k, v in got.metadata.items()}
+    assert (md["first_day"], md["last_day"]) == ("2025-03-18", "2025-04-16")  # days 76..105
+    assert (md["papers_considered"], md["papers_covered"], md["coverage"]) == (300, 60, 0.2)
+    with psycopg.connect(database_url) as conn:  # the month is fetched after all
+        conn.execute("""INSERT INTO wove.s2_papers (arxiv_id, paper_id, as_of, fetched_at)
+                        SELECT arxiv_id, 'p' || arxiv_id, oai_datestamp, now() FROM wove.papers
+                        WHERE oai_datestamp - date '2025-01-01' BETWEEN 60 AND 99""")
+    got = evaluate()
+    assert got.passed and got.metadata["coverage"].value == 1.0
+
+
 def test_checks_wire_into_definitions_with_freshness(database_url):
     from wove_pipeline.assets import embeddings, enrichment
 
