@@ -30,6 +30,26 @@ def _evaluations(result) -> dict[str, dg.AssetCheckEvaluation]:
     return {e.check_name: e for e in result.get_asset_check_evaluations()}
 
 
+def _run_checks(database_url: str, names: set[str]) -> dict[str, dg.AssetCheckEvaluation]:
+    """Run these checks of ALL_CHECKS alone (their assets as stubs) on the database."""
+    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name in names]
+    assert {next(iter(c.check_keys)).name for c in checks} == names
+    stubs = [dg.AssetSpec(k) for k in {next(iter(c.check_keys)).asset_key for c in checks}]
+    result = dg.materialize([*stubs, *checks], selection=dg.AssetSelection.checks(*checks), raise_on_error=False,
+                            resources={"database": DatabaseResource(url=database_url), "embedder": EmbedderResource()})
+    return _evaluations(result)
+
+
+def _insert_papers(conn, first: int, count: int, per_day: int = 1) -> None:
+    """Papers 2501.<first>.. with the fields wove.papers requires, `per_day` a day from 2025-01-01."""
+    conn.execute("""INSERT INTO wove.papers (arxiv_id, is_old_style, current_version, versions, title_tex, title,
+                    authors, authors_display, categories, primary_category, published, updated, slug, abs_url,
+                    pdf_url, oai_datestamp, content_hash)
+                    SELECT format('2501.%%s', lpad(i::text, 5, '0')), false, 1, '[{}]', 't', 't', '[]', 'a',
+                           '{cs.LG}', 'cs.LG', now(), now(), 's' || i, 'u', 'u', date '2025-01-01' + i / %s::int, 'h'
+                    FROM generate_series(%s::int, %s::int) i""", (per_day, first, first + count - 1))
+
+
 def test_checks_pass_on_a_good_day_and_block_downstream_on_a_broken_table(pipeline_env, small_world):
     days = sorted({p.datestamp for p in small_world.papers})
     checks = ck.checks_for([arxiv_records, papers])
@@ -76,11 +96,7 @@ def test_row_count_drop_warns_from_materialization_history():
 
 def test_embedding_dimensions_and_metrics_sanity_fail_on_bad_rows(database_url):
     with psycopg.connect(database_url) as conn:
-        conn.execute("""INSERT INTO wove.papers (arxiv_id, is_old_style, current_version, versions, title_tex, title,
-                        authors, authors_display, categories, primary_category, published, updated, slug, abs_url,
-                        pdf_url, oai_datestamp, content_hash)
-                        VALUES ('2501.00001', false, 1, '[{}]', 't', 't', '[]', 'a', '{cs.LG}', 'cs.LG', now(), now(),
-                        's', 'u', 'u', '2025-01-02', 'h')""")
+        _insert_papers(conn, first=1, count=1)
         conn.execute("INSERT INTO wove.paper_embeddings (arxiv_id, model, dimensions, content_hash, embedding)"
                      " VALUES ('2501.00001', %s, 3, 'h', '[1,2,3]')", (EmbedderResource().config().name,))
         conn.execute("INSERT INTO wove.researchers (researcher_id, display_name, normalized_name, mention_count)"
@@ -89,36 +105,22 @@ def test_embedding_dimensions_and_metrics_sanity_fail_on_bad_rows(database_url):
                         archive_citations, archive_works, archive_cited_papers, position_first, position_middle,
                         position_last, position_papers_considered, position_papers_total, categories, institutions)
                         VALUES (7, 1, 5, 10, 1, 1, 1, 0, 0, 1, 1, '[]', '[]')""")
-    wanted = {"paper_embeddings_dimensions", "researcher_metrics_sane", "researcher_metrics_have_researcher"}
-    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name in wanted]
-    stubs = [dg.AssetSpec("paper_embeddings"), dg.AssetSpec("researcher_metrics")]
-    result = dg.materialize([*stubs, *checks], resources={"database": DatabaseResource(url=database_url),
-                                                          "embedder": EmbedderResource()},
-                            selection=dg.AssetSelection.checks(*checks), raise_on_error=False)
-    evals = _evaluations(result)
+    evals = _run_checks(database_url, {"paper_embeddings_dimensions", "researcher_metrics_sane",
+                                       "researcher_metrics_have_researcher"})
     assert not evals["paper_embeddings_dimensions"].passed
     assert not evals["researcher_metrics_sane"].passed
     assert evals["researcher_metrics_have_researcher"].passed
 
 
 def test_uniqueness_checks_fail_when_the_guarding_index_is_gone(database_url):
-    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name in {"papers_arxiv_id_unique",
-                                                                              "papers_slug_unique"}]
-    assert len(checks) == 2
-
-    def evaluate():
-        result = dg.materialize([dg.AssetSpec("papers"), *checks],
-                                resources={"database": DatabaseResource(url=database_url)},
-                                selection=dg.AssetSelection.checks(*checks), raise_on_error=False)
-        return _evaluations(result)
-
-    evals = evaluate()
+    names = {"papers_arxiv_id_unique", "papers_slug_unique"}
+    evals = _run_checks(database_url, names)
     assert evals["papers_arxiv_id_unique"].passed and evals["papers_slug_unique"].passed
     assert evals["papers_slug_unique"].metadata["guards"].value == ["wove.papers_slug_idx"]
     with psycopg.connect(database_url) as conn:
         conn.execute("DROP INDEX wove.papers_slug_idx")
         conn.execute("CREATE INDEX papers_slug_idx ON wove.papers (slug)")  # an index, but not a unique one
-    evals = evaluate()
+    evals = _run_checks(database_url, names)
     assert evals["papers_arxiv_id_unique"].passed
     slug = evals["papers_slug_unique"]
     assert not slug.passed and slug.severity == dg.AssetCheckSeverity.ERROR
@@ -126,16 +128,7 @@ def test_uniqueness_checks_fail_when_the_guarding_index_is_gone(database_url):
 
 def test_orphan_checks_fail_when_the_foreign_key_is_gone_or_off(database_url):
     names = {"paper_authors_have_paper", "researcher_mentions_have_researcher"}
-    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name in names]
-    assert len(checks) == 2
-
-    def evaluate():
-        result = dg.materialize([dg.AssetSpec("papers"), dg.AssetSpec("researchers"), *checks],
-                                resources={"database": DatabaseResource(url=database_url)},
-                                selection=dg.AssetSelection.checks(*checks), raise_on_error=False)
-        return _evaluations(result)
-
-    evals = evaluate()
+    evals = _run_checks(database_url, names)
     assert all(evals[n].passed for n in names), {n: evals[n].metadata for n in names}
     assert evals["paper_authors_have_paper"].metadata["guards"].value == ["paper_authors_arxiv_id_fkey"]
     with psycopg.connect(database_url, autocommit=True) as conn:
@@ -143,35 +136,25 @@ def test_orphan_checks_fail_when_the_foreign_key_is_gone_or_off(database_url):
             conn.execute("INSERT INTO wove.paper_authors (arxiv_id, position, keyname) VALUES ('0000.00000', 0, 'X')")
         conn.execute("ALTER TABLE wove.paper_authors DISABLE TRIGGER ALL")  # the key stays, out of force
         conn.execute("ALTER TABLE wove.researcher_mentions DROP CONSTRAINT researcher_mentions_researcher_id_fkey")
-    evals = evaluate()
+    evals = _run_checks(database_url, names)
     for n in names:
         assert not evals[n].passed and evals[n].severity == dg.AssetCheckSeverity.ERROR
         assert evals[n].metadata["guards"].value == []
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute("ALTER TABLE wove.paper_authors ENABLE TRIGGER ALL")
-    assert evaluate()["paper_authors_have_paper"].passed
+    assert _run_checks(database_url, names)["paper_authors_have_paper"].passed
 
 
 def test_coverage_warns_on_a_recent_gap_that_the_whole_archive_would_hide(database_url):
     # 120 days of 10 papers; S2 knows every paper but those of days 60..99 (a broken month).
     # The newest day is 119: the window is days 76..105 (30 days before the last 14).
     with psycopg.connect(database_url) as conn:
-        conn.execute("""INSERT INTO wove.papers (arxiv_id, is_old_style, current_version, versions, title_tex, title,
-                        authors, authors_display, categories, primary_category, published, updated, slug, abs_url,
-                        pdf_url, oai_datestamp, content_hash)
-                        SELECT format('2501.%s', lpad(i::text, 5, '0')), false, 1, '[{}]', 't', 't', '[]', 'a',
-                               '{cs.LG}', 'cs.LG', now(), now(), 's' || i, 'u', 'u', date '2025-01-01' + i / 10, 'h'
-                        FROM generate_series(0, 1199) i""")
+        _insert_papers(conn, first=0, count=1200, per_day=10)
         conn.execute("""INSERT INTO wove.s2_papers (arxiv_id, paper_id, as_of, fetched_at)
                         SELECT arxiv_id, 'p' || arxiv_id, oai_datestamp, now() FROM wove.papers
                         WHERE oai_datestamp - date '2025-01-01' NOT BETWEEN 60 AND 99""")
-    checks = [c for c in ck.ALL_CHECKS if next(iter(c.check_keys)).name == "s2_papers_coverage"]
-
     def evaluate():
-        result = dg.materialize([dg.AssetSpec("s2_papers"), *checks],
-                                resources={"database": DatabaseResource(url=database_url)},
-                                selection=dg.AssetSelection.checks(*checks), raise_on_error=False)
-        return _evaluations(result)["s2_papers_coverage"]
+        return _run_checks(database_url, {"s2_papers_coverage"})["s2_papers_coverage"]
 
     # older than 14 days: 1,060 papers, 660 known (62%): a whole-archive share would pass
     got = evaluate()

@@ -69,7 +69,7 @@ def apply_freshness(assets: Iterable, keys: Sequence[str] = DAILY_ASSET_KEYS) ->
 # SQL checks
 
 
-def _tables_exist(conn, tables: Sequence[str]) -> list[str]:
+def _missing_tables(conn, tables: Sequence[str]) -> list[str]:
     return [t for t in tables if db.fetch_value(conn, "SELECT to_regclass(%s)", (t,)) is None]
 
 
@@ -88,7 +88,7 @@ def sql_check(asset: str, name: str, description: str, violations_sql: str, *, t
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
-            missing = _tables_exist(conn, tables)
+            missing = _missing_tables(conn, tables)
             if missing:
                 return dg.AssetCheckResult(passed=True, metadata={"skipped": f"tables not migrated: {missing}"})
             count = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM ({}) v").format(sql.SQL(violations_sql)))
@@ -203,7 +203,7 @@ def _guard_check(asset: str, name: str, description: str, tables: Sequence[str],
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
-            missing = _tables_exist(conn, tables)
+            missing = _missing_tables(conn, tables)
             if missing:
                 return dg.AssetCheckResult(passed=True, metadata={"skipped": f"tables not migrated: {missing}"})
             guards = [r["guard"] for r in db.fetch_all(conn, guards_sql, params)]
@@ -268,7 +268,7 @@ def _embedding_dimensions_check() -> dg.AssetChecksDefinition:
         config = embedder.config()
         with database.transaction() as conn:
             _read_only(conn)
-            if _tables_exist(conn, ["wove.paper_embeddings"]):
+            if _missing_tables(conn, ["wove.paper_embeddings"]):
                 return dg.AssetCheckResult(passed=True, metadata={"skipped": "wove.paper_embeddings not migrated"})
             rows = db.fetch_all(conn, """
                 SELECT arxiv_id, model, dimensions, vector_dims(embedding) AS actual FROM wove.paper_embeddings
@@ -296,7 +296,7 @@ def _serving_check() -> dg.AssetChecksDefinition:
                                        database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
-            if _tables_exist(conn, ["serving.publication"]):
+            if _missing_tables(conn, ["serving.publication"]):
                 return dg.AssetCheckResult(passed=False, metadata={"error": "serving.publication missing"})
             pubs = db.fetch_all(conn, "SELECT publication_id, row_counts FROM serving.publication")
             mismatched = {}
@@ -378,7 +378,7 @@ def coverage_check(asset: str, table: str, source: str) -> dg.AssetChecksDefinit
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
-            if _tables_exist(conn, [table, "wove.papers"]):
+            if _missing_tables(conn, [table, "wove.papers"]):
                 return dg.AssetCheckResult(passed=True, metadata={"skipped": f"{table} not migrated"})
             row = db.fetch_all(conn, sql.SQL("""
                 WITH span AS (SELECT max(oai_datestamp) - %(lag)s::int - %(window)s::int + 1 AS first_day,
