@@ -142,7 +142,7 @@ def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch, spl
     forks = []
     real_get_context = multiprocessing.get_context
     monkeypatch.setattr(multiprocessing, "get_context", lambda m=None: forks.append(m) or real_get_context(m))
-    monkeypatch.setattr(cluster, "PARALLEL_ASSIGN_MIN_NEW", 0)
+    monkeypatch.setattr(cluster, "PARALLEL_ASSIGN_MIN_PAIRS", 0)
     two = assign_incremental(old, base.clusters, new, config=MatchConfig(workers=2, batch_size=100))
     assert forks == ["fork"]
 

@@ -14,7 +14,7 @@ from wove_pipeline.resources import DatabaseResource
 class MatchingConfig(dg.Config):
     full: bool = False  # re-cluster everything (ids stay stable through the identity mapping)
     # processes for clustering from scratch (the first run, `full`) and for assigning a
-    # large incremental run (PARALLEL_ASSIGN_MIN_NEW new positions or more; smaller ones
+    # large incremental run (PARALLEL_ASSIGN_MIN_PAIRS pairs to score or more; smaller ones
     # assign in this process): name blocks are independent; 0 = one per CPU core.
     workers: int = 0
 
