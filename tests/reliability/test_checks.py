@@ -173,19 +173,23 @@ def test_coverage_warns_on_a_recent_gap_that_the_whole_archive_would_hide(databa
 def test_checks_wire_into_definitions_with_freshness(database_url):
     from wove_pipeline.assets import embeddings, enrichment
 
-    assets = [arxiv_records, papers, *enrichment.daily_enrichment_assets, embeddings.paper_embeddings]
+    from wove_pipeline.assets import matching, serving
+
+    assets = [arxiv_records, papers, *enrichment.daily_enrichment_assets, embeddings.paper_embeddings,
+              matching.researchers, serving.researcher_metrics, serving.serving, *enrichment.refresh_assets]
     fresh = ck.apply_freshness(assets)
     checks = ck.checks_for(fresh)
     targets = {next(iter(c.check_keys)).asset_key.to_user_string() for c in checks}
-    assert "researchers" not in targets and "papers" in targets and "s2_papers" in targets
+    assert {"papers", "s2_papers", "researchers", "serving"} <= targets
     from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 
     defs = dg.Definitions(assets=fresh, asset_checks=checks, resources={
         "database": DatabaseResource(url=database_url), "raw_store": RawStoreResource(), "arxiv": ArxivResource(),
         "s2": SemanticScholarResource(), "openalex": OpenAlexResource(), "embedder": EmbedderResource()})
     graph = defs.resolve_asset_graph()
-    for key in ("papers", "s2_papers", "paper_embeddings"):
-        policy = graph.get(dg.AssetKey(key)).freshness_policy
-        assert policy == ck.FRESHNESS_POLICY
+    # every asset runs on a daily schedule: the published ones and the citation refresh too
+    keys = {spec.key.to_user_string() for a in assets for spec in a.specs}
+    assert {"serving", "researchers", "s2_citation_refresh", "paper_embeddings", "arxiv_records"} <= keys
+    assert all(graph.get(dg.AssetKey(key)).freshness_policy == ck.FRESHNESS_POLICY for key in keys)
     blocking = [c for c in checks if any(s.blocking for s in c.check_specs)]
     assert len(blocking) >= 8
