@@ -171,9 +171,7 @@ def test_coverage_warns_on_a_recent_gap_that_the_whole_archive_would_hide(databa
 
 
 def test_checks_wire_into_definitions_with_freshness(database_url):
-    from wove_pipeline.assets import embeddings, enrichment
-
-    from wove_pipeline.assets import matching, serving
+    from wove_pipeline.assets import embeddings, enrichment, matching, serving
 
     assets = [arxiv_records, papers, *enrichment.daily_enrichment_assets, embeddings.paper_embeddings,
               matching.researchers, serving.researcher_metrics, serving.serving, *enrichment.refresh_assets]

@@ -53,7 +53,6 @@ FRESHNESS_POLICY = dg.FreshnessPolicy.time_window(
 )
 
 
-
 def apply_freshness(assets: Iterable) -> list:
     """The assets with FRESHNESS_POLICY. Not only the harvest's: a publish (or citation refresh)
     that stops, failing or with its schedule off, leaves the site behind while every daily
