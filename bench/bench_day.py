@@ -55,6 +55,7 @@ DAILY_ORDER = ["arxiv_records", "papers", "s2_papers", "openalex_works", "s2_aut
                "institutions", "authorships"]
 GLOBAL_ORDER = ["researchers", "researcher_metrics", "serving"]
 CATCH_UP_DAYS = 60
+DAY_BAR_S = 60.0  # issue #8: a realistic day in at most 60 s
 
 
 def load_average() -> str:
@@ -442,7 +443,7 @@ def main(argv: list[str] | None = None) -> dict:
     cpu_real = daily.cpu_py + publish.cpu_py + daily.cpu_pg + publish.cpu_pg
     cpu_noop = n_daily.cpu_py + n_publish.cpu_py + n_daily.cpu_pg + n_publish.cpu_pg
     verdict_ratio = "PASS" if ratio <= 2 else "FAIL"
-    verdict_60 = "PASS" if total_real <= 60 else "FAIL"
+    verdict_60 = "PASS" if total_real <= DAY_BAR_S else "FAIL"
     md_r = publish.metadata.get("researchers", {})
     md_m = publish.metadata.get("researcher_metrics", {})
     emb_line = ""
@@ -489,7 +490,7 @@ STEP_SUCCESS durations from the event log; rows are each materialization's `dags
 | CPU s, sandbox upstreams (their own process; not ours in production) | | {daily.cpu_sandbox + publish.cpu_sandbox:.1f} | | {n_daily.cpu_sandbox + n_publish.cpu_sandbox:.1f} |
 
 - real / no-op wall: **{ratio:.1f}x** (bar: at most 2x) -> **{verdict_ratio}**
-- real wall: **{total_real:.1f} s** (bar: at most 60 s) -> **{verdict_60}**
+- real wall: **{total_real:.1f} s** (bar: at most {DAY_BAR_S:.0f} s) -> **{verdict_60}**
 - CPU seconds (bench process + PostgreSQL; less sensitive to other jobs on the machine than wall time):
   real {cpu_real:.1f} s, no-op {cpu_noop:.1f} s, ratio {cpu_real / max(cpu_noop, 1e-9):.1f}x. The sandbox upstreams
   answer from their own (forked) process, as remote upstreams would, but on the same 2 cores. These are
