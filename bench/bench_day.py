@@ -354,6 +354,24 @@ class DayRuns:
     day_papers: int
     emb: StepTimes | None
 
+    # the day (daily run + publish) and the no-op graph: wall seconds, and CPU seconds of the
+    # bench process, its step processes and PostgreSQL
+    @property
+    def wall(self) -> float:
+        return self.daily.wall + self.publish.wall
+
+    @property
+    def noop_wall(self) -> float:
+        return self.n_daily.wall + self.n_publish.wall
+
+    @property
+    def cpu(self) -> float:
+        return sum(t.cpu_py + t.cpu_pg for t in (self.daily, self.publish))
+
+    @property
+    def noop_cpu(self) -> float:
+        return sum(t.cpu_py + t.cpu_pg for t in (self.n_daily, self.n_publish))
+
 
 def measure_day(args, day: dt.date, executor: str = "in_process", embedding: bool = False) -> DayRuns:
     """Generate the world, load its history (in-process, not timed as the day), then run the
@@ -422,8 +440,7 @@ def main(argv: list[str] | None = None) -> dict:
     new_papers, day_papers = m.new_papers, m.day_papers
 
     rows = []
-    total_real = daily.wall + publish.wall
-    total_noop = n_daily.wall + n_publish.wall
+    total_real, total_noop = m.wall, m.noop_wall
     for name in DAILY_ORDER + GLOBAL_ORDER:
         r = daily if name in DAILY_ORDER else publish
         n = n_daily if name in DAILY_ORDER else n_publish
@@ -440,8 +457,7 @@ def main(argv: list[str] | None = None) -> dict:
     nchk = n_daily.check_seconds(DAILY_ORDER) + n_publish.check_seconds(GLOBAL_ORDER)
     steps_sum = sum(daily.steps.values()) + sum(publish.steps.values())
     ratio = total_real / total_noop
-    cpu_real = daily.cpu_py + publish.cpu_py + daily.cpu_pg + publish.cpu_pg
-    cpu_noop = n_daily.cpu_py + n_publish.cpu_py + n_daily.cpu_pg + n_publish.cpu_pg
+    cpu_real, cpu_noop = m.cpu, m.noop_cpu
     verdict_ratio = "PASS" if ratio <= 2 else "FAIL"
     verdict_60 = "PASS" if total_real <= DAY_BAR_S else "FAIL"
     md_r = publish.metadata.get("researchers", {})
@@ -513,12 +529,10 @@ STEP_SUCCESS durations from the event log; rows are each materialization's `dags
 
 def _executors_section(runs: dict[str, DayRuns]) -> str:
     """The day and the no-op graph under each executor, side by side (wall seconds)."""
-    shipped = runs["in_process"].daily.wall + runs["in_process"].publish.wall
+    shipped = runs["in_process"].wall
     lines = []
     for name, r in runs.items():
-        real, noop = r.daily.wall + r.publish.wall, r.n_daily.wall + r.n_publish.wall
-        cpu = sum(t.cpu_py + t.cpu_pg for t in (r.daily, r.publish))
-        n_cpu = sum(t.cpu_py + t.cpu_pg for t in (r.n_daily, r.n_publish))
+        real, noop, cpu, n_cpu = r.wall, r.noop_wall, r.cpu, r.noop_cpu
         lines.append(f"| {name}{' (shipped)' if name == 'in_process' else ''} | {r.daily.rows.get('authorships', 0):,} | "
                      f"{r.publish.metadata.get('researchers', {}).get('new_mentions', 0):,} | {r.daily.wall:.2f} | "
                      f"{r.publish.wall:.2f} | **{real:.2f}** | {noop:.2f} | {real / noop:.2f}x | {real / shipped:.2f}x | "

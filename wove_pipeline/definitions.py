@@ -54,7 +54,7 @@ defs = dg.Definitions(
     assets=all_assets,
     # Steps run in the run's own process: the multiprocess default starts a Python process
     # (seconds of imports) per step, more than most of wove's steps take on a day's data
-    # (measured: a realistic day ~4.5x slower with it, ~2x with a fork server; bench/RESULTS.md,
+    # (measured: a realistic day 4-5x slower with it, ~2x with a fork server; bench/RESULTS.md,
     # "Realistic day by executor"); the API-bound steps are throttled by pools anyway. On
     # Kubernetes, bind k8s_job_executor instead for a pod per step (docs/scale-out.md).
     executor=dg.in_process_executor,

@@ -73,6 +73,13 @@ def _read_only(conn) -> None:
     conn.execute("SELECT set_config('statement_timeout', %s, true)", (STATEMENT_TIMEOUT,))
 
 
+def _skipped_unless_migrated(conn, tables: Sequence[str]) -> dg.AssetCheckResult | None:
+    """A passing, skipped result when a table the check reads does not exist yet (a database
+    not migrated that far); None when they all do."""
+    missing = _missing_tables(conn, tables)
+    return dg.AssetCheckResult(passed=True, metadata={"skipped": f"tables not migrated: {missing}"}) if missing else None
+
+
 def sql_check(asset: str, name: str, description: str, violations_sql: str, *, tables: Sequence[str],
               blocking: bool = True, severity: dg.AssetCheckSeverity = ERROR,
               extra_resources: dict | None = None) -> dg.AssetChecksDefinition:
@@ -83,9 +90,8 @@ def sql_check(asset: str, name: str, description: str, violations_sql: str, *, t
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
-            missing = _missing_tables(conn, tables)
-            if missing:
-                return dg.AssetCheckResult(passed=True, metadata={"skipped": f"tables not migrated: {missing}"})
+            if (skipped := _skipped_unless_migrated(conn, tables)) is not None:
+                return skipped
             count = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM ({}) v").format(sql.SQL(violations_sql)))
             sample = db.fetch_all(conn, sql.SQL("SELECT * FROM ({}) v LIMIT {}").format(
                 sql.SQL(violations_sql), sql.Literal(SAMPLE_ROWS))) if count else []
@@ -198,9 +204,8 @@ def _guard_check(asset: str, name: str, description: str, tables: Sequence[str],
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
-            missing = _missing_tables(conn, tables)
-            if missing:
-                return dg.AssetCheckResult(passed=True, metadata={"skipped": f"tables not migrated: {missing}"})
+            if (skipped := _skipped_unless_migrated(conn, tables)) is not None:
+                return skipped
             guards = [r["guard"] for r in db.fetch_all(conn, guards_sql, params)]
         return dg.AssetCheckResult(passed=bool(guards), metadata={"guards": dg.MetadataValue.json(guards), **metadata})
 
@@ -263,8 +268,8 @@ def _embedding_dimensions_check() -> dg.AssetChecksDefinition:
         config = embedder.config()
         with database.transaction() as conn:
             _read_only(conn)
-            if _missing_tables(conn, ["wove.paper_embeddings"]):
-                return dg.AssetCheckResult(passed=True, metadata={"skipped": "wove.paper_embeddings not migrated"})
+            if (skipped := _skipped_unless_migrated(conn, ["wove.paper_embeddings"])) is not None:
+                return skipped
             rows = db.fetch_all(conn, """
                 SELECT arxiv_id, model, dimensions, vector_dims(embedding) AS actual FROM wove.paper_embeddings
                 WHERE (model = %s AND dimensions <> %s) OR vector_dims(embedding) <> dimensions
@@ -373,8 +378,8 @@ def coverage_check(asset: str, table: str, source: str) -> dg.AssetChecksDefinit
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
-            if _missing_tables(conn, [table, "wove.papers"]):
-                return dg.AssetCheckResult(passed=True, metadata={"skipped": f"{table} not migrated"})
+            if (skipped := _skipped_unless_migrated(conn, [table, "wove.papers"])) is not None:
+                return skipped
             row = db.fetch_all(conn, sql.SQL("""
                 WITH span AS (SELECT max(oai_datestamp) - %(lag)s::int - %(window)s::int + 1 AS first_day,
                                      max(oai_datestamp) - %(lag)s::int AS last_day FROM wove.papers),
