@@ -21,6 +21,8 @@ demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(VENV)/bin/wove demo
 
 test: $(STAMP)
+	# The browser test's Chromium (tests/ui): installed once with apt-get, a no-op after.
+	scripts/install-browser.sh
 	DAGSTER_HOME=$$(mktemp -d) $(VENV)/bin/dagster definitions validate -w workspace.yaml
 	HF_HUB_OFFLINE=1 $(VENV)/bin/pytest -q
 

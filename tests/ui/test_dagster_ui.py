@@ -6,8 +6,8 @@ Chromium (the Debian ``chromium`` package, through Playwright; Playwright never 
 browser) to the asset graph, the partitioned ``papers`` asset, asset checks and a launched
 backfill. Screenshots go to docs/screenshots/ (the README and docs link them).
 
-Chromium is a system dependency: ``.ci/run`` installs it (``apt-get install chromium
-chromium-driver``). Without it the test fails with that instruction; it never skips
+Chromium is a system dependency: ``make test`` (and ``.ci/run``) installs it through
+``scripts/install-browser.sh`` (``apt-get install chromium chromium-driver``, a no-op once there). Without it the test fails with that instruction; it never skips
 silently. ``WOVE_SKIP_BROWSER=1`` opts out explicitly on a machine without it.
 """
 
@@ -154,7 +154,7 @@ def chromium_path() -> str:
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
         pytest.fail(
             f"{CHROMIUM} not found: install the browser test's system packages with "
-            "`apt-get install -y --no-install-recommends chromium chromium-driver` (.ci/run does), "
+            "`apt-get install -y --no-install-recommends chromium chromium-driver` (scripts/install-browser.sh, which `make test` runs, does), "
             "or set WOVE_SKIP_BROWSER=1 to skip explicitly"
         )
     return CHROMIUM
