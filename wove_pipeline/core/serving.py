@@ -110,16 +110,13 @@ _PAPER_ROUTE_KEYS = """
         UNION ALL SELECT slug, arxiv_id, 1 FROM {src}
         UNION ALL SELECT replace(arxiv_id, '/', '-'), arxiv_id, 2 FROM {src} WHERE is_old_style"""
 
-# route keys of institutions: id, ROR (full URL, host/path, bare), slug, display name, aliases
+# route keys of institutions: id, ROR, slug, display name, aliases. serving.route_key maps every
+# form of a ROR id (https://ror.org/x, ror.org/x, x) to the bare id, so one key serves them all.
 _INSTITUTION_ROUTE_KEYS = """
         SELECT {s}.route_key(institution_id) AS route_key, institution_id, 'id' AS kind, 0 AS prio, papers
         FROM {src}
         UNION ALL SELECT {s}.route_key(slug), institution_id, 'slug', 1, papers FROM {src}
         UNION ALL SELECT {s}.route_key(ror), institution_id, 'ror', 2, papers FROM {src} WHERE ror IS NOT NULL
-        UNION ALL SELECT {s}.route_key(regexp_replace(ror, '^https?://', '')), institution_id, 'ror', 2, papers
-                  FROM {src} WHERE ror IS NOT NULL
-        UNION ALL SELECT {s}.route_key(regexp_replace(ror, '^(https?://)?ror\\.org/', '')), institution_id, 'ror', 2, papers
-                  FROM {src} WHERE ror IS NOT NULL
         UNION ALL SELECT {s}.route_key(display_name), institution_id, 'name', 3, papers
                   FROM {src} WHERE display_name IS NOT NULL
         UNION ALL SELECT {s}.route_key(a), institution_id, 'alias', 4, papers
@@ -432,7 +429,10 @@ _FUNCTIONS = [
     """
     CREATE FUNCTION {s}.route_key(text) RETURNS text
         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
-        RETURN lower(regexp_replace(btrim(public.unaccent('public.unaccent'::regdictionary, $1)), '\\s+', ' ', 'g'))
+        RETURN lower(regexp_replace(regexp_replace(
+            btrim(public.unaccent('public.unaccent'::regdictionary, $1)),
+            '^(https?://)?(www\\.)?ror\\.org/([^/[:space:]]+)/?$', '\\3', 'i'),  -- a ROR URL -> its bare id
+            '\\s+', ' ', 'g'))
     """,
 ]
 
@@ -1134,6 +1134,11 @@ FROM serving.institutions i WHERE i.institution_id = %(id)s
 """
 
 
+def _ror_url(ror: str) -> str:
+    """The ROR id as its URL (the pipeline stores the bare id, as OpenAlex's ids.ror ends)."""
+    return ror if "://" in ror else f"https://ror.org/{ror}"
+
+
 def institution_page(conn: psycopg.Connection, key: str, *, site_url: str = "") -> dict | None:
     route = resolve_institution(conn, key)
     if route is None:
@@ -1155,7 +1160,7 @@ def institution_page(conn: psycopg.Connection, key: str, *, site_url: str = "") 
         "description": f"{i['display_name']}: {i['papers']} papers and {i['researchers']} researchers in this archive.",
         "json_ld": [
             {"@context": "https://schema.org", "@type": "Organization", "name": i["display_name"], "url": url,
-             **({"sameAs": [i["ror"]]} if i["ror"] else {}), **({"alternateName": i["aliases"]} if i["aliases"] else {})},
+             **({"sameAs": [_ror_url(i["ror"])]} if i["ror"] else {}), **({"alternateName": i["aliases"]} if i["aliases"] else {})},
             {"@context": "https://schema.org", "@type": "BreadcrumbList", "itemListElement": [
                 {"@type": "ListItem", "position": 1, "name": "Institutions", "item": f"{site_url.rstrip('/')}/institutions"},
                 {"@type": "ListItem", "position": 2, "name": i["display_name"], "item": url}]},
