@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+from wove_pipeline.core.embedded_pg import mask_url
+
 DEMO_DAYS = 7
 SANDBOX_CATCH_UP_DAYS = 45
 
@@ -25,7 +27,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     # the upstreams have indexed most (not all) of those papers by then.
     today = world.end_day + dt.timedelta(days=SANDBOX_CATCH_UP_DAYS)
     with bring_up(world=world, serve_sandbox=True, sandbox_today=today) as env:
-        print(f"serving database: {env.urls.serving}")
+        print(f"serving database: {mask_url(env.urls.serving)}")
         print(f"sandbox arXiv:    {env.exported['ARXIV_OAI_URL']}")
         from wove_pipeline.report import print_summary
         from wove_pipeline.runner import run_pipeline
@@ -57,7 +59,7 @@ def _cmd_db(args: argparse.Namespace) -> int:
     from wove_pipeline.runtime import bring_up
 
     env = bring_up()
-    print(json.dumps({"serving": env.urls.serving, "dagster": env.urls.dagster}, indent=2))
+    print(json.dumps({"serving": mask_url(env.urls.serving), "dagster": mask_url(env.urls.dagster)}, indent=2))
     if args.action == "shell":
         from wove_pipeline.core.embedded_pg import psql_path
 

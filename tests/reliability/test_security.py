@@ -30,11 +30,12 @@ def reader_url(database_url, sandbox, small_world, tmp_path):
     harvest_and_load(database_url, sandbox, RawStore(tmp_path / "raw"), world_days(small_world)[:1])
     serving.publish(database_url)
     name = f"reader_{uuid.uuid4().hex[:8]}"
+    password = uuid.uuid4().hex  # the embedded server asks every login for its password
     with psycopg.connect(database_url, autocommit=True) as conn:
-        serving.create_reader_login(conn, name)
+        serving.create_reader_login(conn, name, password)
     head, _, query = database_url.partition("?")
     scheme, rest = head.split("://", 1)
-    url = f"{scheme}://{name}@{rest.split('@', 1)[1]}" + (f"?{query}" if query else "")
+    url = f"{scheme}://{name}:{password}@{rest.split('@', 1)[1]}" + (f"?{query}" if query else "")
     yield url
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(name)))

@@ -33,7 +33,8 @@ READER_ROLE = "wove_reader"
 _ENV_KEYS = {"host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "password": "PGPASSWORD",
              "dbname": "PGDATABASE", "sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT",
              "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY", "options": "PGOPTIONS",
-             "connect_timeout": "PGCONNECT_TIMEOUT", "application_name": "PGAPPNAME"}
+             "connect_timeout": "PGCONNECT_TIMEOUT", "application_name": "PGAPPNAME",
+             "passfile": "PGPASSFILE"}
 
 
 class BackupError(RuntimeError):
