@@ -8,27 +8,43 @@ backup without touching the live one.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
-    from wove_pipeline.core.backup import backup
+    import psycopg
+
+    from wove_pipeline.cli_support import CliError, explain
+    from wove_pipeline.core.backup import BackupError, backup
     from wove_pipeline.runtime import serving_database_url
 
+    folder = Path(args.file).resolve().parent
+    if folder.exists() and not folder.is_dir():
+        raise CliError(f"no backup written to {args.file}: {folder} is not a folder")
     with serving_database_url() as url:
-        result = backup(url, args.file)
+        try:
+            result = backup(url, args.file)
+        except (BackupError, OSError, psycopg.OperationalError) as exc:
+            raise CliError(f"no backup written to {args.file}: {explain(exc)}") from None
     print(f"backup written: {result.path} ({result.bytes} bytes, {result.tables} tables with data)")
     return 0
 
 
 def _cmd_restore(args: argparse.Namespace) -> int:
-    from wove_pipeline.core.backup import restore
+    import psycopg
+
+    from wove_pipeline.cli_support import CliError, explain
+    from wove_pipeline.core.backup import BackupError, restore
     from wove_pipeline.runtime import serving_database_url
 
-    if args.into:
-        restore(args.file, args.into)
-    else:
-        with serving_database_url() as url:
-            restore(args.file, url)
+    try:
+        if args.into:
+            restore(args.file, args.into)
+        else:
+            with serving_database_url() as url:
+                restore(args.file, url)
+    except (BackupError, OSError, psycopg.OperationalError) as exc:
+        raise CliError(f"{args.file} not restored: {explain(exc)}") from None
     print(f"restored {args.file}")
     return 0
 

@@ -112,9 +112,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_name(args: argparse.Namespace) -> str:
+    return " ".join(["wove", *(getattr(args, k) for k in ("command", "matching_command")
+                               if isinstance(getattr(args, k, None), str))])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    # Every error a person can cause ends in one line on stderr and a non-zero exit;
+    # WOVE_DEBUG=1 shows the traceback instead.
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"{_command_name(args)}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if os.environ.get("WOVE_DEBUG") == "1":
+            raise
+        from wove_pipeline.cli_support import explain
+
+        print(f"{_command_name(args)}: {explain(exc)}", file=sys.stderr)
+        return int(getattr(exc, "exit_code", 1) or 1)
 
 
 if __name__ == "__main__":

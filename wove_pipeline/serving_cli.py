@@ -8,11 +8,12 @@ import sys
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from wove_pipeline.core import db, serving
+    from wove_pipeline.cli_support import connect_serving
+    from wove_pipeline.core import serving
     from wove_pipeline.runtime import serving_database_url
 
     with serving_database_url() as url:
-        with db.connect(url) as conn:
+        with connect_serving(url, "published") as conn:
             if args.kind == "researcher":
                 route = serving.resolve_researcher(conn, args.key)
                 payload = None if route is None else serving.researcher_page(
@@ -25,7 +26,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
             else:
                 payload = serving.institution_page(conn, args.key, site_url=args.site_url)
     if payload is None:
-        print(f"{args.kind} {args.key!r} not found (not in the corpus yet, or not published)", file=sys.stderr)
+        print(f"wove show: {args.kind} {args.key!r} not found (not in the corpus yet, or not published)",
+              file=sys.stderr)
         return 1
     print(serving.to_json(payload))
     return 0

@@ -82,3 +82,101 @@ def test_every_form_of_a_ror_id_resolves(dbs, small_world, monkeypatch, capsys):
     page = json.loads(out)
     assert page["id"] == inst.institution_id and page["resolved_by"] == "ror"
     assert page["json_ld"][0]["sameAs"] == [f"https://ror.org/{bare}"]
+
+
+# ---------------------------------------------------------------------------------------
+# no tracebacks: the commands against each database state
+
+def _one_clear_line(rc: int, err: str, *words: str) -> None:
+    assert rc != 0
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wove "), err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+
+
+def _read_commands(tmp_path):
+    from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID
+
+    from .world_db import researcher_id
+
+    return {
+        "show paper": ("show", "paper", KNAPFORMER_ID),
+        "show researcher": ("show", "researcher", str(researcher_id(SEED_PENG_WANG_ID))),
+        "show institution": ("show", "institution", "Adobe Research"),
+        "search papers": ("search", "graph", "--lexical-only"),
+        "search researchers": ("search", "--researchers", "Peng Wang"),
+        "search institutions": ("search", "--institutions", "Adobe"),
+    }
+
+
+# what each state answers: a word of the one line, or None for success (exit 0)
+EXPECTED = {
+    "missing": dict.fromkeys(("show paper", "show researcher", "show institution", "search papers",
+                              "search researchers", "search institutions"), "cannot connect"),
+    "empty": dict.fromkeys(("show paper", "show researcher", "show institution", "search papers",
+                            "search researchers", "search institutions"), "not a wove database"),
+    "migrated": {"show paper": "nothing is published", "show researcher": "nothing is published",
+                 "show institution": "nothing is published", "search papers": None,
+                 "search researchers": "not available yet", "search institutions": "not available yet"},
+    "published": dict.fromkeys(("show paper", "show researcher", "show institution", "search papers",
+                                "search researchers", "search institutions"), None),
+}
+
+
+@pytest.mark.parametrize("state", ["missing", "empty", "migrated", "published"])
+def test_read_commands_in_every_database_state(state, dbs, tmp_path, monkeypatch, capsys):
+    for name, argv in _read_commands(tmp_path).items():
+        rc, out, err = wove(monkeypatch, capsys, dbs[state], *argv)
+        want = EXPECTED[state][name]
+        if want is None:
+            assert rc == 0 and "Traceback" not in err, (name, err)
+            assert out.strip(), name
+        else:
+            _one_clear_line(rc, err, want)
+            assert out == "", name
+    if state != "published":
+        return
+    rc, out, err = wove(monkeypatch, capsys, dbs[state], "show", "paper", "2501.99999")
+    _one_clear_line(rc, err, "not found")
+
+
+def test_backup_and_restore_mistakes(dbs, tmp_path, monkeypatch, capsys):
+    rc, out, err = wove(monkeypatch, capsys, dbs["missing"], "backup", str(tmp_path / "a.dump"))
+    _one_clear_line(rc, err, "no backup written", "does not exist")
+    (tmp_path / "file").write_text("x")
+    rc, out, err = wove(monkeypatch, capsys, dbs["migrated"], "backup", str(tmp_path / "file" / "b.dump"))
+    _one_clear_line(rc, err, "no backup written")
+    good = tmp_path / "good.dump"
+    rc, out, err = wove(monkeypatch, capsys, dbs["migrated"], "backup", str(good))
+    assert rc == 0 and good.is_file(), err
+    bad = tmp_path / "bad.dump"
+    bad.write_bytes(b"PGDMP this is not a backup\n" * 10)
+    for argv, words in (
+        (("restore", str(bad)), ("not restored", "bad.dump")),
+        (("restore", str(tmp_path / "absent.dump")), ("not restored", "no backup file")),
+        (("restore", str(good), "--into", "postgresql://wove@127.0.0.1:1/nowhere"), ("not restored",)),
+    ):
+        rc, out, err = wove(monkeypatch, capsys, dbs["migrated"], *argv)
+        _one_clear_line(rc, err, *words)
+
+
+def test_matching_evaluate_with_a_bad_directory(tmp_path, monkeypatch, capsys):
+    rc, out, err = wove(monkeypatch, capsys, None, "matching", "evaluate", str(tmp_path / "absent"))
+    _one_clear_line(rc, err, "wove matching evaluate:", "No such file")
+    (tmp_path / "signatures.json").write_text("{not json")
+    rc, out, err = wove(monkeypatch, capsys, None, "matching", "evaluate", str(tmp_path))
+    _one_clear_line(rc, err, "not valid JSON")
+
+
+def test_the_real_process_prints_no_traceback(dbs):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "WOVE_DATABASE_URL": dbs["migrated"]}
+    env.pop("WOVE_DEBUG", None)
+    proc = subprocess.run([sys.executable, "-m", "wove_pipeline.cli", "show", "researcher", "1"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    _one_clear_line(proc.returncode, proc.stderr, "nothing is published")

@@ -156,7 +156,8 @@ def related_papers(conn: psycopg.Connection, arxiv_id: str, *, limit: int = 10, 
 def _require_table(conn: psycopg.Connection, table: str, what: str) -> None:
     if db.fetch_value(conn, "SELECT to_regclass(%s)", (table,)) is None:
         raise SearchUnavailable(
-            f"{what} search is not available yet: {table} does not exist (the matching stage creates it)"
+            f"{what} search is not available yet: {table} does not exist "
+            "(the first publish of the serving tables creates it)"
         )
 
 

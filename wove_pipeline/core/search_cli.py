@@ -60,14 +60,17 @@ def _print_table(rows: list[tuple], headers: tuple[str, ...]) -> None:
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
-    from wove_pipeline.core import db, search
+    from wove_pipeline.cli_support import connect_serving
+    from wove_pipeline.core import search
     from wove_pipeline.runtime import serving_database_url
 
     if args.related is None and not args.query:
         print("wove search: give a QUERY (or --related ARXIV_ID)", file=sys.stderr)
         return 2
     try:
-        with serving_database_url() as url, db.connect(url) as conn:
+        # paper search and related papers read the core tables; name search reads the
+        # published serving tables (SearchUnavailable, exit 3, until the first publish)
+        with serving_database_url() as url, connect_serving(url, "migrated") as conn:
             if args.related:
                 hits = search.related_papers(conn, args.related, limit=args.limit or 10)
                 _print_table(
