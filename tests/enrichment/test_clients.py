@@ -3,13 +3,14 @@ nulls in place, 301s, budget accounting, backoff on S2's 429."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 
 import httpx
 import pytest
 
-from wove_pipeline.core.http import UpstreamError
+from wove_pipeline.core.http import UpstreamError, UpstreamRefused
 from wove_pipeline.core.openalex_client import SELECT, BudgetExhausted, OpenAlexBudget
 from wove_pipeline.core.openalex_parser import AUTHOR_FIELDS, INSTITUTION_FIELDS, WORK_FIELDS
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
@@ -187,3 +188,80 @@ def test_openalex_every_call_selects_the_fields_the_parser_reads(late, small_wor
         body = json.loads(f.body)
         for record in body.get("results", [body]):
             assert set(record) <= set(fields[entity]), f.kind
+
+
+def _records(fetched):
+    return [(f.kind, f.ids, r) for f in fetched for r in f.records]
+
+
+def test_openalex_drops_a_refused_select_field_once_and_gets_the_same_works(late, small_world, caplog):
+    """Upstream drift: the API refuses `is_authors_truncated` in select (a real 2026 400).
+    The client asks once more without it, warns once, names it, and the works are the same:
+    a list result with the 100 authorships a list holds is completed from its singleton."""
+    big = next(p.arxiv_id for p in small_world.papers if p.openalex and len(p.openalex.authorships) > 100)
+    ids = [big] + _known(small_world, "openalex")[:300]
+    endpoint = late.endpoints["openalex"]
+    with openalex_client(late) as client:
+        before = _records(client.works_by_arxiv_ids(ids))
+    assert client.dropped_fields == {}
+    calls0 = sum(endpoint.calls.values())
+    late.refuse_fields("openalex", {"is_authors_truncated"})
+    caplog.set_level("WARNING", logger="wove_pipeline.core.openalex_client")
+    with openalex_client(late) as client:  # four calls in flight: they may all meet the 400
+        fetched = list(client.works_by_arxiv_ids(ids))
+    after = _records(fetched)
+    assert client.dropped_fields == {"works": ["is_authors_truncated"]}
+    warned = [r for r in caplog.records if "is_authors_truncated" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].levelname == "WARNING"
+    assert "not a valid select field" in warned[0].getMessage()  # the upstream's own words
+    # Same works, same full author lists (the flag is the one difference: False when not asked).
+    assert [(k, i, dataclasses.replace(r, is_authors_truncated=False)) for k, i, r in before] == after
+    singleton = next(r for k, _i, r in after if k == "work_singleton")
+    assert len(singleton.authorships) > 100
+    for f in fetched:  # what the raw layer keeps says what was asked
+        assert "is_authors_truncated" not in json.loads(f.request)["params"]["select"].split(",")
+    refused = sum(endpoint.calls.values()) - calls0 - len(fetched)
+    assert 1 <= refused <= client.concurrency  # the 400s: at most one per call in flight, then none
+
+
+def test_openalex_refused_optional_field_leaves_the_rest_of_the_record(late, small_world):
+    ids = _known(small_world, "openalex")[:60]
+    with openalex_client(late) as client:
+        before = _records(client.works_by_arxiv_ids(ids))
+    late.refuse_fields("openalex", {"language"})
+    with openalex_client(late, concurrency=1) as client:
+        after = _records(client.works_by_arxiv_ids(ids))
+    assert client.dropped_fields == {"works": ["language"]}
+    assert any(r.language for _k, _i, r in before)
+    assert [(k, i, dataclasses.replace(r, language=None)) for k, i, r in before] == after
+    assert late.endpoints["openalex"].calls["GET /works"] == 2 + 2 + 1  # one 400, asked again once
+
+
+def test_openalex_refusing_a_field_the_matching_needs_fails_fast_with_the_message(late, small_world):
+    late.refuse_fields("openalex", {"doi"})
+    with openalex_client(late) as client:
+        with pytest.raises(UpstreamRefused) as info:
+            list(client.works_by_arxiv_ids(_known(small_world, "openalex")[:10]))
+    assert info.value.status == 400 and "doi is not a valid select field" in str(info.value)
+    assert late.endpoints["openalex"].calls["GET /works"] == 1 and client.http.retries == 0
+
+
+def test_s2_drops_a_refused_field_once_and_gets_the_same_records(late, small_world, caplog):
+    ids = _known(small_world, "s2")[:300]
+    with s2_client(late, paper_batch_size=100) as client:
+        before = [r for b in client.paper_batches(ids) for r in b.records]
+    late.refuse_fields("s2", {"venue"})
+    caplog.set_level("WARNING", logger="wove_pipeline.core.s2_client")
+    with s2_client(late, paper_batch_size=100, concurrency=1) as client:
+        batches = list(client.paper_batches(ids))
+    after = [r for b in batches for r in b.records]
+    assert client.dropped_fields == {"paper": ["venue"]}
+    assert len([r for r in caplog.records if "venue" in r.getMessage()]) == 1
+    assert any(r.venue for r in before if r)
+    assert [r and dataclasses.replace(r, venue=None) for r in before] == after
+    assert all("venue" not in json.loads(b.request)["fields"].split(",") for b in batches)
+    assert late.endpoints["s2"].calls["POST /paper/batch"] == 3 + 3 + 1
+    late.refuse_fields("s2", {"paperId"})  # the id a record is keyed by: no way on without it
+    with s2_client(late) as client:
+        with pytest.raises(UpstreamRefused, match=r"Unrecognized or unsupported fields: \[paperId\]"):
+            list(client.paper_batches(ids[:5]))

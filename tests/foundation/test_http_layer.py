@@ -5,7 +5,15 @@ import threading
 
 import pytest
 
-from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamError, fetch_in_order, redact
+from wove_pipeline.core.http import (
+    HttpClient,
+    InvalidBody,
+    RetrySettings,
+    UpstreamError,
+    UpstreamRefused,
+    fetch_in_order,
+    redact,
+)
 
 
 class Script(http.server.BaseHTTPRequestHandler):
@@ -70,6 +78,30 @@ def test_client_errors_are_not_retried_and_give_a_clear_error(server):
     with pytest.raises(UpstreamError, match="HTTP 404") as info:
         client(server, []).request("GET", "/x")
     assert info.value.status == 404 and server.calls == 1
+
+
+def test_a_4xx_refusal_fails_fast_with_the_upstreams_message_and_408_429_are_retried(server):
+    said = "is_authors_truncated is not a valid select field. Valid fields for select are: id, doi."
+    for status in (400, 403, 422, 425):
+        server.calls, server.plan = 0, [(status, {"Content-Type": "application/json"},
+                                         b'{"error": "Invalid query parameters error.", "message": "%s"}'
+                                         % said.encode())] + [(200, {}, b"ok")]
+        with pytest.raises(UpstreamRefused) as info:
+            client(server, []).request("GET", "/works", params={"select": "id", "api_key": "k3y-s3cret"})
+        assert server.calls == 1, status  # asked once: the same request gets the same answer
+        assert info.value.status == status and info.value.upstream_message == said
+        assert said in str(info.value) and "k3y-s3cret" not in str(info.value)
+        assert isinstance(info.value, UpstreamError)
+    s2_body = b'{"error": "Unrecognized or unsupported fields: [venue]"}'
+    server.calls, server.plan = 0, [(400, {}, s2_body)]
+    with pytest.raises(UpstreamRefused) as info:
+        client(server, []).request("GET", "/paper/batch")
+    assert info.value.upstream_message == "Unrecognized or unsupported fields: [venue]"
+    for status in (408, 429):  # a timeout and a rate limit are worth waiting for
+        waits = []
+        server.calls, server.plan = 0, [(status, {}, b"later"), (200, {}, b"ok")]
+        response, _ = client(server, waits).request("GET", "/x")
+        assert response.text == "ok" and server.calls == 2 and len(waits) == 1
 
 
 def test_an_invalid_body_is_retried_like_a_server_error(server):

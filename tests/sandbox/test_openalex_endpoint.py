@@ -221,3 +221,25 @@ def test_daily_budget_exhaustion_429_and_reset_next_day(world):
     finally:
         client.close()
         client.server.stop()
+
+
+def test_a_refused_select_field_answers_the_real_400_until_accepted_again(oa):
+    """The drift switch: a field the API stops serving is refused like an unknown one."""
+    select = "id,doi,authorships,is_authors_truncated"
+    params = {"filter": f"doi:{_doi(COLLAB_ARXIV_ID)}", "select": select}
+    assert oa.get("/works", params=params).status_code == 200
+    oa.server.refuse_fields("openalex", {"is_authors_truncated"})
+    r = oa.get("/works", params=params)
+    assert r.status_code == 400
+    body = r.json()
+    assert body["error"] == "Invalid query parameters error."
+    assert body["message"].startswith("is_authors_truncated is not a valid select field. Valid fields for select are: ")
+    assert "is_authors_truncated" not in body["message"].split(":", 1)[1]
+    work = oa.get("/works", params={**params, "select": "id,doi,authorships"}).json()["results"][0]
+    assert set(work) == {"id", "doi", "authorships"} and len(work["authorships"]) == 100
+    # Entity-scoped: works.X leaves the other entities alone; singletons are refused too.
+    oa.server.refuse_fields("openalex", {"works.ids"})
+    assert oa.get("/authors", params={"select": "id,ids", "per_page": 1}).status_code == 200
+    assert oa.get(f"/works/{work['id'].rsplit('/', 1)[1]}", params={"select": "id,ids"}).status_code == 400
+    oa.server.refuse_fields("openalex", ())
+    assert oa.get("/works", params=params).status_code == 200

@@ -192,3 +192,19 @@ def test_calls_are_counted_by_route(s2):
     s2.get(f"/paper/ARXIV:{CITED_ARXIV_ID}/citations")
     assert s2.endpoint.calls["POST /paper/batch"] == 2
     assert s2.endpoint.calls["GET /paper/{id}/citations"] == 1
+
+
+def test_a_refused_field_answers_s2s_400_until_accepted_again(s2):
+    """The drift switch: a field S2 stops serving is refused like an unknown one."""
+    params = {"fields": "paperId,title,venue"}
+    body = {"ids": [f"ARXIV:{CITED_ARXIV_ID}"]}
+    assert s2.post("/paper/batch", params=params, json=body).status_code == 200
+    s2.server.refuse_fields("s2", {"venue"})
+    r = s2.post("/paper/batch", params=params, json=body)
+    assert r.status_code == 400 and r.json() == {"error": "Unrecognized or unsupported fields: [venue]"}
+    assert s2.post("/paper/batch", params={"fields": "paperId,title"}, json=body).status_code == 200
+    s2.server.refuse_fields("s2", {"hIndex"})
+    r = s2.post("/author/batch", params={"fields": "name,hIndex"}, json={"ids": ["1"]})
+    assert r.status_code == 400 and r.json() == {"error": "Unrecognized or unsupported fields: [hIndex]"}
+    s2.server.refuse_fields("s2", ())
+    assert s2.post("/paper/batch", params=params, json=body).status_code == 200

@@ -6,9 +6,18 @@ runs in its upstream's pool (`semantic_scholar`, `openalex`; limit 1 each in dag
 so concurrent runs and backfills never exceed an upstream's rate limit. A backfill runs up
 to 31 days per run, and those days' ids are batched together (500 per S2 call, 50 per
 OpenAlex call), not day by day.
+
+Upstream drift: a request the upstream refuses (a 4xx other than 408/429, raised by the
+HTTP layer as UpstreamRefused) fails its step at once with the upstream's message, as a
+`dg.Failure(allow_retries=False)` that the retry policy does not retry: the same request
+gets the same 400 however often it is sent. A refused *optional* field (an OpenAlex
+`select` field, an S2 `fields` entry) fails nothing: the client drops it and goes on, and
+the asset names it in `upstream_fields_dropped` and fails its warning check
+`upstream_fields_served`.
 """
 
 
+import contextlib
 import functools
 
 import dagster as dg
@@ -16,19 +25,59 @@ import dagster as dg
 from wove_pipeline.assets.harvest import BACKFILL, papers, partition_days
 from wove_pipeline.core import citation_refresh as cr
 from wove_pipeline.core import enrichment as en
+from wove_pipeline.core.http import UpstreamRefused
 from wove_pipeline.partitions import daily_partitions
 from wove_pipeline.resources import DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 
 ENRICH_RETRY = dg.RetryPolicy(max_retries=3, delay=30, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
 GROUP = "enrich"
+FIELDS_CHECK = "upstream_fields_served"
+
+
+def _fields_check_spec(asset: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(
+        FIELDS_CHECK, asset=asset, blocking=False,
+        description=("Every field wove asks the upstream for (OpenAlex `select`, S2 `fields`) was served. "
+                     "Warns when the upstream refused one and the run went on without it: the rows lack "
+                     "that field until the request is fixed (named in `fields_dropped`)."),
+    )
+
 
 # What every daily API-fetching asset shares: the day partitions, a month per backfill run,
-# retries with backoff, the group. Each adds its deps, pool, kinds and description.
-daily_fetch_asset = functools.partial(
-    dg.asset, partitions_def=daily_partitions, backfill_policy=BACKFILL, retry_policy=ENRICH_RETRY,
-    group_name=GROUP, code_version="1",
-)
+# retries with backoff, the group, the fields check. Each adds its deps, pool, kinds and description.
+def daily_fetch_asset(*, name: str, **kw):
+    return dg.asset(name=name, partitions_def=daily_partitions, backfill_policy=BACKFILL, retry_policy=ENRICH_RETRY,
+                    group_name=GROUP, code_version="1", check_specs=[_fields_check_spec(name)], **kw)
+
+
+@contextlib.contextmanager
+def _refusals_fail_fast():
+    """A refused request fails the step now, with the upstream's message, and is not retried
+    by the retry policy (asking again gets the same refusal)."""
+    try:
+        yield
+    except UpstreamRefused as exc:
+        raise dg.Failure(
+            description=f"the upstream refused the request (HTTP {exc.status}, not retried): {exc}",
+            metadata={"status": exc.status, "upstream_message": exc.upstream_message},
+            allow_retries=False,
+        ) from exc
+
+
+def _with_fields(context: dg.AssetExecutionContext, asset: str, meta: dict, client) -> dg.MaterializeResult:
+    """The materialization, with the fields the upstream refused (if any) in its metadata and
+    the warning check's verdict."""
+    dropped = client.dropped_fields
+    meta = {**meta, "upstream_fields_dropped": dg.MetadataValue.json(dropped)}
+    if dropped:
+        context.log.warning(f"{asset}: the upstream refused {dropped}; the rows lack those fields "
+                            "(see the upstream_fields_served check)")
+    check = dg.AssetCheckResult(
+        check_name=FIELDS_CHECK, asset_key=asset, passed=not dropped, severity=dg.AssetCheckSeverity.WARN,
+        metadata={"fields_dropped": dg.MetadataValue.json(dropped)},
+    )
+    return dg.MaterializeResult(metadata=meta, check_results=[check])
 
 
 class EnrichConfig(dg.Config):
@@ -71,6 +120,7 @@ def _warn_budget(context: dg.AssetExecutionContext, s) -> None:
 
 
 @daily_fetch_asset(
+    name="s2_papers",
     deps=[papers],
     pool="semantic_scholar",
     kinds={"semanticscholar", "parquet", "postgres"},
@@ -82,12 +132,13 @@ def _warn_budget(context: dg.AssetExecutionContext, s) -> None:
 )
 def s2_papers(context: dg.AssetExecutionContext, config: EnrichConfig, s2: SemanticScholarResource,
               database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
-    with s2.client() as client:
+    with s2.client() as client, _refusals_fail_fast():
         s = en.fetch_s2_papers(database.url, client, raw_store.store(), partition_days(context), config.settings())
-    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.s2_papers"))
+    return _with_fields(context, "s2_papers", _fetch_metadata(s, "wove.s2_papers"), client)
 
 
 @daily_fetch_asset(
+    name="openalex_works",
     deps=[papers],
     pool="openalex",
     kinds={"openalex", "parquet", "postgres"},
@@ -100,14 +151,15 @@ def s2_papers(context: dg.AssetExecutionContext, config: EnrichConfig, s2: Seman
 )
 def openalex_works(context: dg.AssetExecutionContext, config: EnrichConfig, openalex: OpenAlexResource,
                    database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
-    with openalex.client() as client:
+    with openalex.client() as client, _refusals_fail_fast():
         s = en.fetch_openalex_works(database.url, client, raw_store.store(), partition_days(context),
                                     config.settings())
     _warn_budget(context, s)
-    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.openalex_works"))
+    return _with_fields(context, "openalex_works", _fetch_metadata(s, "wove.openalex_works"), client)
 
 
 @daily_fetch_asset(
+    name="s2_authors",
     deps=[s2_papers],
     pool="semantic_scholar",
     kinds={"semanticscholar", "parquet", "postgres"},
@@ -119,12 +171,13 @@ def openalex_works(context: dg.AssetExecutionContext, config: EnrichConfig, open
 )
 def s2_authors(context: dg.AssetExecutionContext, config: EnrichConfig, s2: SemanticScholarResource,
                database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
-    with s2.client() as client:
+    with s2.client() as client, _refusals_fail_fast():
         s = en.fetch_s2_authors(database.url, client, raw_store.store(), partition_days(context), config.settings())
-    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.s2_authors"))
+    return _with_fields(context, "s2_authors", _fetch_metadata(s, "wove.s2_authors"), client)
 
 
 @daily_fetch_asset(
+    name="openalex_authors",
     deps=[openalex_works],
     pool="openalex",
     kinds={"openalex", "parquet", "postgres"},
@@ -136,14 +189,15 @@ def s2_authors(context: dg.AssetExecutionContext, config: EnrichConfig, s2: Sema
 )
 def openalex_authors(context: dg.AssetExecutionContext, config: EnrichConfig, openalex: OpenAlexResource,
                      database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
-    with openalex.client() as client:
+    with openalex.client() as client, _refusals_fail_fast():
         s = en.fetch_openalex_authors(database.url, client, raw_store.store(), partition_days(context),
                                       config.settings())
     _warn_budget(context, s)
-    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.openalex_authors"))
+    return _with_fields(context, "openalex_authors", _fetch_metadata(s, "wove.openalex_authors"), client)
 
 
 @daily_fetch_asset(
+    name="institutions",
     deps=[openalex_works, openalex_authors],
     pool="openalex",
     kinds={"openalex", "parquet", "postgres"},
@@ -154,11 +208,11 @@ def openalex_authors(context: dg.AssetExecutionContext, config: EnrichConfig, op
 )
 def institutions(context: dg.AssetExecutionContext, config: EnrichConfig, openalex: OpenAlexResource,
                  database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
-    with openalex.client() as client:
+    with openalex.client() as client, _refusals_fail_fast():
         s = en.fetch_institutions(database.url, client, raw_store.store(), partition_days(context),
                                   config.settings())
     _warn_budget(context, s)
-    return dg.MaterializeResult(metadata=_fetch_metadata(s, "wove.institutions"))
+    return _with_fields(context, "institutions", _fetch_metadata(s, "wove.institutions"), client)
 
 
 @dg.asset(
@@ -225,6 +279,7 @@ def _refresh_metadata(s: cr.RefreshSummary) -> dict:
 
 @dg.asset(
     deps=[s2_papers, s2_authors],
+    check_specs=[_fields_check_spec("s2_citation_refresh")],
     pool="semantic_scholar",
     retry_policy=ENRICH_RETRY,
     group_name=GROUP,
@@ -239,13 +294,14 @@ def _refresh_metadata(s: cr.RefreshSummary) -> dict:
 def s2_citation_refresh(context: dg.AssetExecutionContext, config: S2RefreshConfig, s2: SemanticScholarResource,
                         database: DatabaseResource, raw_store: RawStoreResource) -> dg.MaterializeResult:
     budget = cr.RefreshBudget(s2_paper_calls=config.paper_calls_per_day, s2_author_calls=config.author_calls_per_day)
-    with s2.client() as client:
+    with s2.client() as client, _refusals_fail_fast():
         s = cr.refresh_s2(database.url, client, raw_store.store(), budget)
-    return dg.MaterializeResult(metadata=_refresh_metadata(s))
+    return _with_fields(context, "s2_citation_refresh", _refresh_metadata(s), client)
 
 
 @dg.asset(
     deps=[openalex_works, openalex_authors],
+    check_specs=[_fields_check_spec("openalex_citation_refresh")],
     pool="openalex",
     retry_policy=ENRICH_RETRY,
     group_name=GROUP,
@@ -261,11 +317,11 @@ def openalex_citation_refresh(context: dg.AssetExecutionContext, config: OpenAle
                               raw_store: RawStoreResource) -> dg.MaterializeResult:
     budget = cr.RefreshBudget(openalex_work_calls=config.work_calls_per_day,
                               openalex_author_calls=config.author_calls_per_day)
-    with openalex.client() as client:
+    with openalex.client() as client, _refusals_fail_fast():
         s = cr.refresh_openalex(database.url, client, raw_store.store(), budget)
     if s.budget_exhausted:
         context.log.warning("OpenAlex daily budget reached; the refresh resumes tomorrow where it stopped.")
-    return dg.MaterializeResult(metadata=_refresh_metadata(s))
+    return _with_fields(context, "openalex_citation_refresh", _refresh_metadata(s), client)
 
 
 daily_enrichment_assets = [s2_papers, openalex_works, s2_authors, openalex_authors, institutions, authorships]

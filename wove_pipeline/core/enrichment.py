@@ -39,7 +39,7 @@ from psycopg.types.json import Jsonb
 
 from wove_pipeline.core import db
 from wove_pipeline.core.gc_pause import gc_paused
-from wove_pipeline.core.openalex_client import BudgetExhausted, OpenAlexClient
+from wove_pipeline.core.openalex_client import LIST_AUTHORSHIPS_MAX, BudgetExhausted, OpenAlexClient
 from wove_pipeline.core.openalex_parser import (
     OpenAlexAuthorRecord,
     OpenAlexWorkRecord,
@@ -288,7 +288,8 @@ def _asked_day(resp: RawResponse) -> dt.date:
     return dt.date.fromisoformat(day) if day else resp.fetched_at.date()
 
 
-_PAGE_PARSERS = {"works_filter": parse_works_page, "authors_filter": parse_authors_page,
+_PAGE_PARSERS = {"works_filter": parse_works_page, "works_doi_filter": parse_works_page,
+                 "authors_filter": parse_authors_page,
                  "institutions_filter": parse_institutions_page}
 _ONE_PARSERS = {"work_singleton": parse_work, "author_singleton": parse_author,
                 "institution_singleton": parse_institution}
@@ -337,13 +338,22 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
                     out.s2_authors[rec.author_id] = _s2_author_row(rec, at)
                     out.snapshots[(S2, "author", rec.author_id, at.date())] = (
                         rec.citation_count, None, rec.paper_count, rec.h_index, None)
-        elif kind in ("works_filter", "work_singleton"):
+        elif kind in ("works_filter", "work_singleton", "works_doi_filter"):
             out.set_aside(resp, bad)
             first_page = kind == "works_filter" and resp.request.get("params", {}).get("cursor") == "*"
             wanted = set(ids)
+            # A lookup by published DOI (a merged preprint) matches results by that DOI.
+            by_doi = dict(zip(resp.request.get("dois", []), ids)) if kind == "works_doi_filter" else {}
+            # Was the truncation flag asked for (not refused in select)? Without it, a list
+            # result holding the most authorships a list holds may have been cut.
+            select = resp.request.get("params", {}).get("select")
+            flag_asked = select is None or "is_authors_truncated" in select.split(",")
             hits = {}
             for rec in records:
-                key = rec.arxiv_id if rec.arxiv_id in wanted else (ids[0] if kind == "work_singleton" and ids else None)
+                if by_doi:
+                    key = by_doi.get(rec.doi or "")
+                else:
+                    key = rec.arxiv_id if rec.arxiv_id in wanted else (ids[0] if kind == "work_singleton" and ids else None)
                 if key is not None:
                     hits[key] = rec
             for arxiv_id in ids:
@@ -354,7 +364,8 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
             for arxiv_id, rec in hits.items():
                 if attempt_source:
                     out.found(arxiv_id, attempt_source, _asked_day(resp))
-                complete = kind == "work_singleton" or not rec.is_authors_truncated
+                complete = kind == "work_singleton" or not (rec.is_authors_truncated or (
+                    not flag_asked and len(rec.authorships) >= LIST_AUTHORSHIPS_MAX))
                 out.oa_works[arxiv_id] = _oa_work_row(arxiv_id, rec, complete, at)
                 out.snapshots[(OPENALEX, "paper", arxiv_id, at.date())] = (rec.cited_by_count, None, None, None, None)
         elif kind in ("authors_filter", "author_singleton"):

@@ -30,11 +30,23 @@ answer. Here:
   Pricing counts calls, not fields: a selected list call costs what a full one does and singletons stay free, so the budget is unchanged. The query string,
   `select` included, rides along the 301 of a merged id (the sandbox's `Location` keeps it;
   were the real one to drop it, the full record parses the same).
+- upstream drift: a `select` field the API refuses (400 "X is not a valid select field") is
+  dropped from every later call of this client, the call is sent once more without it, a
+  warning is logged once, and `dropped_fields` names it (the assets put it in the
+  materialization metadata and a warning check). The rows are the same apart from that
+  field. Without `is_authors_truncated`, a work listing exactly the 100 authorships a list
+  result holds is taken as truncated and completed from its singleton. A refused `id` /
+  `doi` (which the matching needs), or any other 4xx, fails fast (UpstreamRefused).
+- merged preprints: OpenAlex merges a preprint into its published version, whose DOI is
+  then the work's; the arXiv DOI finds nothing. `works_by_published_dois` looks such papers
+  up by the published DOI arXiv or S2 know (50 per OR-filter).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +61,7 @@ from wove_pipeline.core.http import (
     RetrySettings,
     UpstreamClient,
     UpstreamError,
+    UpstreamRefused,
     fetch_in_order,
 )
 from wove_pipeline.core.openalex_parser import (
@@ -68,11 +81,25 @@ OR_VALUES_MAX = 50  # docs say 100 in one place and 50 in two others: 50 is safe
 PER_PAGE = 100  # the 2026 maximum, >= OR_VALUES_MAX so one page holds one filter's answer
 LIST_CALL_USD = 0.0001  # $0.10 per 1,000 list/filter calls (2026 pricing; configurable)
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
-SELECT = {  # `select=` per entity path
-    "works": ",".join(WORK_FIELDS),
-    "authors": ",".join(AUTHOR_FIELDS),
-    "institutions": ",".join(INSTITUTION_FIELDS),
-}
+FIELDS = {"works": WORK_FIELDS, "authors": AUTHOR_FIELDS, "institutions": INSTITUTION_FIELDS}
+SELECT = {entity: ",".join(fields) for entity, fields in FIELDS.items()}  # `select=` per entity path
+# What a refused select field may never take away: the ids (and the DOI a work is matched by).
+REQUIRED_FIELDS = {"works": ("id", "doi"), "authors": ("id",), "institutions": ("id",)}
+LIST_AUTHORSHIPS_MAX = 100  # a list result holds at most this many authorships
+
+log = logging.getLogger(__name__)
+_NOT_VALID_SELECT = re.compile(r"([\w.]+) is not a valid select field", re.IGNORECASE)
+
+
+def refused_select_fields(message: str, asked: Sequence[str]) -> list[str]:
+    """The select fields a 400's message refuses, among those asked: OpenAlex names one
+    ("X is not a valid select field. Valid fields for select are: ..."); other wordings
+    count when they mention select and name asked fields before any list of valid ones."""
+    named = [m.group(1) for m in _NOT_VALID_SELECT.finditer(message)]
+    if not named and "select" in message.lower():
+        head = re.split(r"(?i)valid (?:fields|select)", message)[0]
+        named = [f for f in asked if re.search(rf"(?<![\w.]){re.escape(f)}(?![\w.])", head)]
+    return [f for f in dict.fromkeys(named) if f in asked]
 
 
 class BudgetExhausted(RuntimeError):
@@ -248,43 +275,107 @@ class OpenAlexClient(UpstreamClient):
             base_url, min_interval_s=min_interval_s, timeout_s=timeout_s, retry=retry,
             secrets=(api_key,) if api_key else (), max_connections=concurrency,
         )
+        self._dropped: dict[str, list[str]] = {}  # entity path -> select fields refused so far
+        self._drop_lock = threading.Lock()
+        self._refused: UpstreamRefused | None = None  # a refusal no dropped field answers: send no more
+
+    # -- select, and what the upstream refuses of it ---------------------------------------
+
+    @property
+    def dropped_fields(self) -> dict[str, list[str]]:
+        """Select fields the upstream refused during this client's life, per entity path."""
+        with self._drop_lock:
+            return {entity: list(fields) for entity, fields in self._dropped.items() if fields}
+
+    def select(self, entity: str) -> str:
+        with self._drop_lock:
+            dropped = self._dropped.get(entity, ())
+        return ",".join(f for f in FIELDS[entity] if f not in dropped)
+
+    def _drop_refused(self, entity: str, exc: UpstreamRefused, sent: str | None) -> bool:
+        """Drop the optional select fields a 400 refuses; True when asking again without
+        them makes sense (every refused field was in what was sent, none is required)."""
+        if exc.status != 400 or not sent:
+            return False
+        asked = sent.split(",")
+        refused = refused_select_fields(exc.upstream_message, asked)
+        if not refused or any(f in REQUIRED_FIELDS[entity] for f in refused):
+            return False
+        with self._drop_lock:
+            dropped = self._dropped.setdefault(entity, [])
+            new = [f for f in refused if f not in dropped]
+            dropped += new
+        for f in new:  # once per field and client (a run): later calls no longer ask for it
+            log.warning("OpenAlex refuses select field %r on /%s (%s); asking without it from now on",
+                        f, entity, exc.upstream_message[:200])
+        return True
+
+    def _get(self, entity: str, path: str, params: dict[str, Any], validate, on_retry,
+             before=None, after=None) -> tuple[httpx.Response, Any, dict[str, Any]]:
+        """One GET through the HTTP layer; a refused optional select field is dropped and
+        the call sent once more without it. Returns (response, parsed, params as sent)."""
+        while True:
+            self._raise_if_refused()
+            if before is not None:
+                before()  # may wait for a call in flight, which may be refused meanwhile
+            headers, refused, ask_again = None, None, False
+            try:
+                if self._refused is None:
+                    response, parsed = self.http.request("GET", path, params=self._params(params),
+                                                         validate=validate, on_retry=on_retry)
+                    headers = response.headers
+                    return response, parsed, params
+            except UpstreamRefused as exc:
+                refused = exc
+                # 404: an unknown id (a singleton), not a refusal of the request itself.
+                ask_again = exc.status != 404 and self._drop_refused(entity, exc, params.get("select"))
+                if exc.status != 404 and not ask_again:
+                    with self._drop_lock:  # set before `after` lets a waiting call go
+                        self._refused = self._refused or exc
+            finally:
+                if after is not None:
+                    after(headers)
+            if refused is not None and not ask_again:
+                raise refused
+            if refused is not None:
+                params = {**params, "select": self.select(entity)}
+            # else not sent (an earlier call was refused meanwhile): raised at the loop's top
+
+    def _raise_if_refused(self) -> None:
+        first = self._refused
+        if first is not None:
+            raise UpstreamRefused(f"not sent: an earlier call was refused: {first}", first.status,
+                                  first.upstream_message)
 
     def _params(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "api_key": self.api_key} if self.api_key else dict(params)
 
-    def _list_call(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any, list]:
+    def _list_call(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any, list, dict]:
         # Our own count: every request sent, retries included (conservative).
-        self.budget.before_list_call()
-        headers = None
-        try:
-            response, (parsed, bad) = self.http.request(
-                "GET", path, params=self._params(params), validate=_validator(parse, lenient=True),
-                on_retry=self.budget.list_call_retried,
-            )
-            headers = response.headers
-        finally:
-            self.budget.after_list_call(headers)
-        return response, parsed, bad
+        response, (parsed, bad), params = self._get(
+            path.strip("/"), path, params, _validator(parse, lenient=True), self.budget.list_call_retried,
+            before=self.budget.before_list_call, after=self.budget.after_list_call)
+        return response, parsed, bad, params
 
-    def _singleton(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any] | None:
-        self.budget.singleton_sent()
+    def _singleton(self, path: str, params: dict[str, Any], parse) -> tuple[httpx.Response, Any, dict] | None:
+        entity = path.strip("/").split("/")[0]
         try:
-            response, (parsed, _) = self.http.request("GET", path, params=self._params(params),
-                                                      validate=_validator(parse), on_retry=self.budget.singleton_sent)
+            response, (parsed, _), params = self._get(entity, path, params, _validator(parse),
+                                                      self.budget.singleton_sent, before=self.budget.singleton_sent)
         except UpstreamError as exc:
             if exc.status == 404:
                 return None
             raise
         self.budget.observe(response.headers)
-        return response, parsed
+        return response, parsed, params
 
     def _filtered(self, kind: str, path: str, field_name: str, values: list[str], ids: list[str], parse_page,
                   extra: dict) -> Iterator[Fetched]:
         params: dict[str, Any] = {"filter": f"{field_name}:{'|'.join(values)}", "per_page": PER_PAGE, "cursor": "*",
-                                  "select": SELECT[path.strip("/")]}
+                                  "select": self.select(path.strip("/"))}
         seen = 0
         while True:
-            response, (records, next_cursor, count), bad = self._list_call(path, params, parse_page)
+            response, (records, next_cursor, count), bad, params = self._list_call(path, params, parse_page)
             yield Fetched(kind, ids, describe(path, params, ids, **extra), response.content, records, bad)
             seen += len(records)
             # Stop on the count: with <= 50 values and per_page 100 that is one call, where
@@ -292,6 +383,22 @@ class OpenAlexClient(UpstreamClient):
             if not records or not next_cursor or (count is not None and seen >= count):
                 return
             params = {**params, "cursor": next_cursor}
+
+    def _maybe_truncated(self, record) -> bool:
+        if record.is_authors_truncated:
+            return True
+        # Without the flag (refused in select), a full list result may have been cut.
+        return len(record.authorships) >= LIST_AUTHORSHIPS_MAX and "is_authors_truncated" in self._dropped.get("works", ())
+
+    def _complete(self, truncated: list[tuple[str, str | None]], extra: dict) -> Iterator[Fetched]:
+        for work_id, arxiv_id in truncated:
+            got = self._singleton(f"/works/{work_id}", {"select": self.select("works")}, parse_work)
+            if got is not None:
+                response, record, params = got
+                ids_ = [arxiv_id] if arxiv_id else []
+                yield Fetched("work_singleton", ids_,
+                              describe(f"/works/{work_id}", params, ids_, work_id=work_id, **extra),
+                              response.content, [record])
 
     def works_by_arxiv_ids(self, arxiv_ids: Sequence[str], **extra: object) -> Iterator[Fetched]:
         """Works for arXiv ids through their DataCite DOIs; truncated author lists are
@@ -301,18 +408,35 @@ class OpenAlexClient(UpstreamClient):
             truncated = []
             for page in self._filtered("works_filter", "/works", "doi", [arxiv_doi(i) for i in ids], ids,
                                        parse_works_page, extra):
-                truncated += [(r.work_id, r.arxiv_id) for r in page.records if r.is_authors_truncated]
+                truncated += [(r.work_id, r.arxiv_id) for r in page.records if self._maybe_truncated(r)]
                 yield page
-            for work_id, arxiv_id in truncated:
-                path, params = f"/works/{work_id}", {"select": SELECT["works"]}
-                got = self._singleton(path, params, parse_work)
-                if got is not None:
-                    response, record = got
-                    ids_ = [arxiv_id] if arxiv_id else []
-                    yield Fetched("work_singleton", ids_, describe(path, params, ids_, work_id=work_id, **extra),
-                                  response.content, [record])
+            yield from self._complete(truncated, extra)
 
         return fetch_in_order(fetch_chunk, chunks(list(arxiv_ids), self.or_values), self.concurrency)
+
+    def works_by_published_dois(self, pairs: Sequence[tuple[str, str]], **extra: object) -> Iterator[Fetched]:
+        """Works of arXiv papers by the DOI of their published version, for (arxiv_id, doi)
+        pairs: a preprint OpenAlex merged into its published version carries that DOI, and
+        its arXiv DOI finds nothing. 50 DOIs per OR-filter; the request kept in the raw layer
+        pairs each DOI with its arXiv id (`dois`), which is how a result is matched back."""
+        by_doi: dict[str, str] = {}
+        for arxiv_id, doi in pairs:
+            if doi and not any(c in doi for c in ",|"):  # the filter's own separators
+                by_doi.setdefault(doi.strip().lower(), arxiv_id)
+        items = list(by_doi.items())
+
+        def fetch_chunk(chunk: list[tuple[str, str]]) -> Iterator[Fetched]:
+            dois, ids = [d for d, _ in chunk], [a for _, a in chunk]
+            truncated = []
+            for page in self._filtered("works_doi_filter", "/works", "doi", dois, ids, parse_works_page,
+                                       {**extra, "dois": dois}):
+                wanted = dict(chunk)
+                truncated += [(r.work_id, wanted.get(r.doi or "")) for r in page.records if self._maybe_truncated(r)]
+                yield page
+            yield from self._complete(truncated, extra)
+
+        return fetch_in_order(fetch_chunk, (items[i: i + self.or_values] for i in range(0, len(items), self.or_values)),
+                              self.concurrency)
 
     def _entities(self, entity: str, ids: Sequence[str], parse_page, parse_one, extra: dict) -> Iterator[Fetched]:
         kind = entity.rstrip("s")
@@ -325,10 +449,10 @@ class OpenAlexClient(UpstreamClient):
             # Merged ids are not listed under their old id; the singleton answers 301 to the
             # survivor (followed by the HTTP layer). Singletons are free.
             for missing in (i for i in chunk if i not in returned):
-                path, params = f"/{entity}/{missing}", {"select": SELECT[entity]}
-                got = self._singleton(path, params, parse_one)
+                path = f"/{entity}/{missing}"
+                got = self._singleton(path, {"select": self.select(entity)}, parse_one)
                 if got is not None:
-                    response, record = got
+                    response, record, params = got
                     yield Fetched(f"{kind}_singleton", [missing], describe(path, params, [missing], **extra),
                                   response.content, [record])
 

@@ -9,19 +9,34 @@ exponential backoff and jitter. Here:
 - every answer is checked to be aligned with the request (same length, nulls in place)
   before it counts, so a truncated or misaligned body is retried like a 5xx;
 - the key travels only in the `x-api-key` header; it is redacted from every message and
-  never part of the `request` string kept in the raw layer.
+  never part of the `request` string kept in the raw layer;
+- upstream drift: a `fields` entry S2 refuses (400 "Unrecognized or unsupported fields:
+  [X]") is dropped from every later call of this client, the call is sent once more
+  without it, a warning is logged once, and `dropped_fields` names it (the assets put it in
+  the materialization metadata and a warning check); the rows are the same apart from that
+  field. A refused `paperId` / `authorId`, or any other 4xx, fails fast (UpstreamRefused).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import httpx
 import orjson
 
-from wove_pipeline.core.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient, fetch_in_order
+from wove_pipeline.core.http import (
+    HttpClient,
+    InvalidBody,
+    RetrySettings,
+    UpstreamClient,
+    UpstreamRefused,
+    fetch_in_order,
+)
 from wove_pipeline.core.s2_parser import S2ParseError, parse_author_batch, parse_paper_batch
 
 PAPER_BATCH_MAX = 500
@@ -32,6 +47,19 @@ PAPER_FIELDS = (
     "citationCount,influentialCitationCount,fieldsOfStudy,s2FieldsOfStudy,authors"
 )
 AUTHOR_FIELDS = "authorId,externalIds,url,name,affiliations,homepage,paperCount,citationCount,hIndex"
+FIELDS = {"paper": PAPER_FIELDS, "author": AUTHOR_FIELDS}
+REQUIRED_FIELDS = {"paper": ("paperId",), "author": ("authorId",)}  # a record without its id does not parse
+
+log = logging.getLogger(__name__)
+_UNRECOGNIZED = re.compile(r"(?i)unrecognized or unsupported fields?:\s*\[([^\]]*)\]")
+
+
+def refused_fields(message: str, asked: Sequence[str]) -> list[str]:
+    """The `fields` entries a 400 refuses, among those asked (S2: "Unrecognized or
+    unsupported fields: [a, b]")."""
+    m = _UNRECOGNIZED.search(message)
+    named = [f.strip().strip("'\"") for f in m.group(1).split(",")] if m else []
+    return [f for f in dict.fromkeys(named) if f in asked]
 
 
 @dataclass(frozen=True)
@@ -76,10 +104,38 @@ class SemanticScholarClient(UpstreamClient):
             headers=headers, secrets=(api_key,) if api_key else (), max_connections=concurrency,
         )
         self.concurrency = concurrency
+        self._dropped: dict[str, list[str]] = {}  # "paper" | "author" -> fields refused so far
+        self._drop_lock = threading.Lock()
         self.paper_batch_size = paper_batch_size
         self.author_batch_size = author_batch_size
 
-    def _batch(self, kind: str, path: str, fields: str, ids: list[str], wire_ids: list[str], parse,
+    @property
+    def dropped_fields(self) -> dict[str, list[str]]:
+        """`fields` entries S2 refused during this client's life, per record kind."""
+        with self._drop_lock:
+            return {kind: list(fields) for kind, fields in self._dropped.items() if fields}
+
+    def fields(self, what: str) -> str:
+        with self._drop_lock:
+            dropped = self._dropped.get(what, ())
+        return ",".join(f for f in FIELDS[what].split(",") if f not in dropped)
+
+    def _drop_refused(self, what: str, exc: UpstreamRefused, sent: str) -> bool:
+        if exc.status != 400:
+            return False
+        refused = refused_fields(exc.upstream_message, sent.split(","))
+        if not refused or any(f in REQUIRED_FIELDS[what] for f in refused):
+            return False
+        with self._drop_lock:
+            dropped = self._dropped.setdefault(what, [])
+            new = [f for f in refused if f not in dropped]
+            dropped += new
+        for f in new:  # once per field and client (a run)
+            log.warning("Semantic Scholar refuses field %r on %s batches (%s); asking without it from now on",
+                        f, what, exc.upstream_message[:200])
+        return True
+
+    def _batch(self, kind: str, path: str, what: str, ids: list[str], wire_ids: list[str], parse,
                extra: dict) -> FetchedBatch:
         def validate(response: httpx.Response) -> tuple[list, list]:
             bad: list = []
@@ -91,15 +147,23 @@ class SemanticScholarClient(UpstreamClient):
             except (ValueError, S2ParseError) as exc:  # truncated, malformed or misaligned
                 raise InvalidBody(str(exc)) from None
 
-        response, (records, bad) = self.http.request(
-            "POST", path, params={"fields": fields}, json={"ids": wire_ids}, validate=validate
-        )
+        fields = self.fields(what)
+        while True:
+            try:
+                response, (records, bad) = self.http.request(
+                    "POST", path, params={"fields": fields}, json={"ids": wire_ids}, validate=validate
+                )
+                break
+            except UpstreamRefused as exc:
+                if not self._drop_refused(what, exc, fields):
+                    raise
+                fields = self.fields(what)  # without what was refused: asked once more
         return FetchedBatch(kind, ids, batch_request(kind, path, fields, ids, **extra), response.content, records, bad)
 
     def paper_batches(self, arxiv_ids: Sequence[str], **extra: object) -> Iterator[FetchedBatch]:
         """S2 records for arXiv ids (without version), 500 per call, aligned with the ids."""
         def fetch_chunk(ids: list[str]) -> list[FetchedBatch]:
-            return [self._batch("paper_batch", "/paper/batch", PAPER_FIELDS, ids,
+            return [self._batch("paper_batch", "/paper/batch", "paper", ids,
                                 [f"ARXIV:{i}" for i in ids], parse_paper_batch, extra)]
 
         return fetch_in_order(fetch_chunk, chunks(list(arxiv_ids), self.paper_batch_size), self.concurrency)
@@ -107,6 +171,6 @@ class SemanticScholarClient(UpstreamClient):
     def author_batches(self, author_ids: Sequence[str], **extra: object) -> Iterator[FetchedBatch]:
         """S2 author profiles, 1000 per call, aligned with the ids."""
         def fetch_chunk(ids: list[str]) -> list[FetchedBatch]:
-            return [self._batch("author_batch", "/author/batch", AUTHOR_FIELDS, ids, ids, parse_author_batch, extra)]
+            return [self._batch("author_batch", "/author/batch", "author", ids, ids, parse_author_batch, extra)]
 
         return fetch_in_order(fetch_chunk, chunks(list(author_ids), self.author_batch_size), self.concurrency)

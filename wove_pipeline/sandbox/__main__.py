@@ -2,6 +2,7 @@
 
     python -m wove_pipeline.sandbox --port 8765 --seed 7 [--papers-per-day N --days N]
                                     [--start-day YYYY-MM-DD] [--ground-truth DIR]
+                                    [--refuse-field openalex:is_authors_truncated ...]
 
 Prints one "name url" line per endpoint, e.g. to export ARXIV_OAI_URL / S2_API_URL /
 OPENALEX_API_URL for the pipeline.
@@ -33,7 +34,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="sandbox clock (default: the day after the last datestamp)")
     parser.add_argument("--ground-truth", metavar="DIR", default=None,
                         help="write persons/authorships jsonl and the S2AND set here")
+    parser.add_argument("--refuse-field", action="append", default=[], metavar="ENDPOINT:FIELD",
+                        help="refuse this select (openalex) / fields (s2) entry with the API's 400 (repeatable)")
     args = parser.parse_args(argv)
+    refused: dict[str, set[str]] = {}
+    for spec in args.refuse_field:
+        name, sep, field = spec.partition(":")
+        if not sep or name not in ("openalex", "s2") or not field:
+            parser.error(f"--refuse-field takes openalex:FIELD or s2:FIELD, not {spec!r}")
+        refused.setdefault(name, set()).add(field)
 
     started = time.perf_counter()
     world = generate_world(args.seed, args.papers_per_day, args.days, args.start_day)
@@ -42,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.ground_truth:
         write_ground_truth(world, args.ground_truth)
         print(f"ground truth: {args.ground_truth}", flush=True)
-    server = SandboxServer(world, default_endpoints(world), today=args.today, host=args.host, port=args.port).start()
+    server = SandboxServer(world, default_endpoints(world), today=args.today, host=args.host, port=args.port)
+    for name, fields in refused.items():
+        server.refuse_fields(name, fields)
+        print(f"{name} refuses: {', '.join(sorted(fields))}", flush=True)
+    server.start()
     for name in server.endpoints:
         print(f"{ENV_NAMES.get(name, name.upper() + '_URL')}={server.url_for(name)}", flush=True)
     print(f"sandbox clock: {server.today}; Ctrl-C to stop", flush=True)

@@ -150,6 +150,9 @@ class OpenAlexEndpoint:
         # Budget in credits of one list call each, so there is no float drift.
         self.daily_credits = None if daily_budget_usd is None else int(round(daily_budget_usd / LIST_CALL_USD))
         self.clock = clock  # wall clock, only for the time of day in X-RateLimit-Reset
+        # Upstream drift: select fields this API no longer accepts ("is_authors_truncated",
+        # or "works.is_authors_truncated" for one entity), refused with the real 400.
+        self.refused_fields: set[str] = set()
         self.calls: Counter[str] = Counter()
         self._spent: dict[str | None, int] = defaultdict(int)  # credits used today, per api_key
         self._budget_day: dt.date | None = None
@@ -271,7 +274,8 @@ class OpenAlexEndpoint:
             keys, render = INSTITUTION_KEYS, self.render_institution
         else:
             raise _ApiError(404, "Not Found", f"The requested URL /{entity} was not found on this server.")
-        select = self._parse_select(q, keys)
+        select = self._parse_select(q, [k for k in keys if k not in self.refused_fields
+                                        and f"{entity}.{k}" not in self.refused_fields])
         if ident is not None:
             return self._singleton(entity, ident, request, today, select)
         ids = self._filter(entity, q.get("filter", [""])[-1], today)

@@ -115,6 +115,9 @@ class SemanticScholarEndpoint:
     ):
         self.world = world
         self.api_key = api_key
+        # Upstream drift: `fields` entries this API no longer accepts (e.g. "venue", or a
+        # dotted "authors.name"), refused with S2's 400 like any unknown field.
+        self.refused_fields: set[str] = set()
         self.calls: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._bucket = _TokenBucket(rate_per_second, clock) if rate_per_second else None
@@ -197,7 +200,9 @@ class SemanticScholarEndpoint:
             if not f:
                 continue
             head, dot, sub = f.partition(".")
-            if not dot and (head in PAPER_FIELDS or head in extra):
+            if f in self.refused_fields:
+                bad.append(f)
+            elif not dot and (head in PAPER_FIELDS or head in extra):
                 spec.setdefault(head, None)
             elif (dot and head == "authors" and sub in AUTHOR_FIELDS and sub != "papers") or (
                 dot and head in _PAPER_LIST_FIELDS and sub in _PAPER_SCALAR_FIELDS
@@ -222,7 +227,9 @@ class SemanticScholarEndpoint:
             if not f:
                 continue
             head, dot, sub = f.partition(".")
-            if not dot and head in AUTHOR_FIELDS:
+            if f in self.refused_fields:
+                bad.append(f)
+            elif not dot and head in AUTHOR_FIELDS:
                 spec.setdefault(head, None)
             elif dot and head == "papers" and sub in _PAPER_SCALAR_FIELDS:
                 if spec.get(head) is None:

@@ -11,6 +11,10 @@ an endpoint only answers requests.
 Faults are drawn per request from a seeded RNG per endpoint, so a single-threaded client
 sees the same fault sequence on every run. ``fail_first=N`` makes the first N requests
 (after ``set_faults``) fault with ``fail_first_kind``, for tests that need certainty.
+
+Upstream drift: ``refuse_fields("openalex", {"is_authors_truncated"})`` makes an endpoint
+refuse those ``select`` (OpenAlex) or ``fields`` (S2) entries with the real API's 400, as
+when an upstream stops serving a field; ``refuse_fields(name, ())`` accepts them again.
 """
 
 from __future__ import annotations
@@ -178,6 +182,14 @@ class SandboxServer:
                 self._faults.pop(name, None)
             else:
                 self._faults[name] = _FaultState(plan)
+
+    def refuse_fields(self, name: str, fields) -> None:
+        """Make endpoint `name` refuse these select/fields entries with its 400 (deterministic:
+        every request asking for one of them)."""
+        endpoint = self.endpoints[name]
+        if not hasattr(endpoint, "refused_fields"):
+            raise ValueError(f"endpoint {name!r} has no fields to refuse")
+        endpoint.refused_fields = set(fields)
 
     def _next_fault(self, name: str) -> tuple[str | None, FaultPlan | None]:
         with self._lock:
