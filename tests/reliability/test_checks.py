@@ -191,3 +191,33 @@ def test_checks_wire_into_definitions_with_freshness(database_url):
     assert all(graph.get(dg.AssetKey(key)).freshness_policy == ck.FRESHNESS_POLICY for key in keys)
     blocking = [c for c in checks if any(s.blocking for s in c.check_specs)]
     assert len(blocking) >= 8
+
+
+def test_coverage_is_skipped_with_nothing_to_judge(database_url):
+    names = {"s2_papers_coverage", "openalex_works_coverage"}
+
+    def verdicts():
+        got = _run_checks(database_url, names)
+        assert set(got) == names  # both ran (a failed step leaves no evaluation)
+        return got
+
+    # a migrated database before the first harvest: no papers at all
+    for name, got in verdicts().items():
+        md = {k: v.value for k, v in got.metadata.items()}
+        assert got.description and got.description.startswith("Skipped: "), name
+        assert "no papers harvested yet" in md["skipped"]
+        assert "coverage" not in md and "papers_considered" not in md, md  # no -1 that reads as a figure
+    # 15 days harvested, all younger than the 14-day lag but one: 1 paper in the window, too few
+    with psycopg.connect(database_url) as conn:
+        _insert_papers(conn, first=0, count=15, per_day=1)
+    for name, got in verdicts().items():
+        md = {k: v.value for k, v in got.metadata.items()}
+        assert got.description.startswith("Skipped: ") and md["skipped"].startswith("1 papers in the coverage window")
+        assert "coverage" not in md
+    # enough papers: a real verdict with its figures (no upstream record at all: a warning)
+    with psycopg.connect(database_url) as conn:
+        _insert_papers(conn, first=15, count=40, per_day=1)
+    for name, got in verdicts().items():
+        md = {k: v.value for k, v in got.metadata.items()}
+        assert not got.passed and "skipped" not in md and not (got.description or "").startswith("Skipped")
+        assert (md["papers_considered"], md["coverage"]) == (30, 0.0), name  # days 11..40

@@ -73,11 +73,19 @@ def _read_only(conn) -> None:
     conn.execute("SELECT set_config('statement_timeout', %s, true)", (STATEMENT_TIMEOUT,))
 
 
+def skip_result(reason: str, **metadata) -> dg.AssetCheckResult:
+    """A check with nothing to judge. Dagster has no skipped result a check can return (a check
+    must yield its result; only an unexecuted one reads SKIPPED), so it passes, says
+    "Skipped: <reason>" in its description, and carries the reason as `skipped` metadata
+    instead of figures that would look like a verdict."""
+    return dg.AssetCheckResult(passed=True, description=f"Skipped: {reason}", metadata={"skipped": reason, **metadata})
+
+
 def _skipped_unless_migrated(conn, tables: Sequence[str]) -> dg.AssetCheckResult | None:
-    """A passing, skipped result when a table the check reads does not exist yet (a database
-    not migrated that far); None when they all do."""
+    """A skipped result when a table the check reads does not exist yet (a database not
+    migrated that far); None when they all do."""
     missing = _missing_tables(conn, tables)
-    return dg.AssetCheckResult(passed=True, metadata={"skipped": f"tables not migrated: {missing}"}) if missing else None
+    return skip_result(f"tables not migrated: {missing}") if missing else None
 
 
 def sql_check(asset: str, name: str, description: str, violations_sql: str, *, tables: Sequence[str],
@@ -390,10 +398,14 @@ def coverage_check(asset: str, table: str, source: str) -> dg.AssetChecksDefinit
                 FROM span""").format(sql.Identifier(*table.split("."))),
                 {"lag": COVERAGE_LAG_DAYS, "window": COVERAGE_WINDOW_DAYS})[0]
         papers, covered = int(row["papers"]), int(row["covered"])
-        coverage = covered / papers if papers else None
-        passed = papers < MIN_COVERAGE_PAPERS or coverage >= MIN_COVERAGE
-        return dg.AssetCheckResult(passed=passed, severity=WARN, metadata={
-            "coverage": round(coverage, 4) if coverage is not None else -1.0,
+        if papers < MIN_COVERAGE_PAPERS:  # nothing (or too little) to judge: no verdict, no figures
+            window = (f"{row['first_day']}..{row['last_day']}" if row["first_day"] is not None
+                      else "no papers harvested yet")
+            return skip_result(f"{papers} papers in the coverage window ({window}); at least {MIN_COVERAGE_PAPERS} "
+                           f"are needed to judge {source} coverage")
+        coverage = covered / papers
+        return dg.AssetCheckResult(passed=coverage >= MIN_COVERAGE, severity=WARN, metadata={
+            "coverage": round(coverage, 4),
             "papers_considered": papers, "papers_covered": covered,
             "first_day": str(row["first_day"]), "last_day": str(row["last_day"]),
             "lag_days": COVERAGE_LAG_DAYS, "window_days": COVERAGE_WINDOW_DAYS, "threshold": MIN_COVERAGE})
