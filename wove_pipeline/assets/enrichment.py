@@ -218,13 +218,15 @@ def institutions(context: dg.AssetExecutionContext, config: EnrichConfig, openal
 @dg.asset(
     partitions_def=daily_partitions,
     backfill_policy=BACKFILL,
-    deps=[papers, s2_papers, openalex_works],
+    # openalex_authors: an authorship without an ORCID takes its profile's (ids.orcid)
+    deps=[papers, s2_papers, openalex_works, openalex_authors],
     group_name=GROUP,
     kinds={"postgres"},
     code_version="1",
     description=(
         "Each arXiv author position aligned to its S2 author and its OpenAlex authorship "
-        "(wove.authorships), with the alignment confidence per side, ORCID, institutions and raw "
+        "(wove.authorships), with the alignment confidence per side, ORCID (the authorship's, else "
+        "its OpenAlex profile's), institutions and raw "
         "affiliations. Re-aligns look-back papers whose upstream records arrived or changed. No API call."
     ),
 )

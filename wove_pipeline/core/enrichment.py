@@ -805,6 +805,16 @@ def align_papers(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> int:
     s2 = dict(conn.execute("SELECT arxiv_id, authors FROM wove.s2_papers WHERE arxiv_id = ANY(%s)", (ids,)).fetchall())
     oa = dict(conn.execute("SELECT arxiv_id, authorships FROM wove.openalex_works WHERE arxiv_id = ANY(%s)",
                            (ids,)).fetchall())
+    # An authorship's ORCID, else its OpenAlex profile's: OpenAlex can leave `orcid` null on
+    # the profile and give it in `ids.orcid` only (the recorded 2026 author does), and the
+    # dehydrated author on a work then has none either.
+    oa_ids = sorted({a["author_id"] for ships in oa.values() for a in ships or () if a.get("author_id")})
+    profile_orcid = dict(conn.execute(
+        "SELECT o.author_id, coalesce(a.orcid, m.orcid) FROM unnest(%s::text[]) AS o(author_id)"
+        " LEFT JOIN wove.openalex_authors a ON a.author_id = o.author_id"
+        " LEFT JOIN wove.openalex_author_redirects r ON r.old_author_id = o.author_id"
+        " LEFT JOIN wove.openalex_authors m ON m.author_id = r.new_author_id"
+        " WHERE coalesce(a.orcid, m.orcid) IS NOT NULL", (oa_ids,)).fetchall()) if oa_ids else {}
     rows = []
     for arxiv_id in sorted(authors):
         names = authors[arxiv_id]
@@ -819,7 +829,8 @@ def align_papers(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> int:
             rows.append((
                 arxiv_id, pos, names[pos], s_pos, s.get("author_id"), s.get("name"), float(s_conf),
                 o_pos, o.get("author_id"), o.get("raw_author_name") or o.get("display_name"), float(o_conf),
-                o.get("orcid"), o.get("institution_ids") or [], o.get("raw_affiliation_strings") or [],
+                o.get("orcid") or profile_orcid.get(o.get("author_id")), o.get("institution_ids") or [],
+                o.get("raw_affiliation_strings") or [],
                 bool(o.get("is_corresponding")),
             ))
     conn.execute("DELETE FROM wove.authorships WHERE arxiv_id = ANY(%s)", (ids,))
