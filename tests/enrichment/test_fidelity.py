@@ -52,3 +52,51 @@ def test_an_orcid_given_only_in_the_profiles_ids_reaches_the_researchers_mention
     by_position = {(m.paper_id, m.position): m for m in mentions}
     reached = [by_position[(a, p)].orcid for a, p, author_id, _o in cases if by_position[(a, p)].openalex_author_id]
     assert reached and all(reached)  # what the matcher and the researcher row read
+
+
+def test_a_preprint_merged_into_its_published_version_is_found_by_that_doi(database_url, late, small_world,
+                                                                         tmp_path):
+    """OpenAlex merges a preprint into its published version, whose DOI the work then
+    carries: the arXiv DOI finds nothing. The DOI arXiv (`papers.dois`) or S2
+    (`externalIds.DOI`) gives for the published version finds it, 50 (here 10) a call."""
+    endpoint = late.endpoints["openalex"]
+    merged = set(endpoint.merge_published(1.0))
+    store = RawStore(tmp_path / "raw")
+    days = world_days(small_world)
+    load_days(database_url, late, store, days)
+    with s2_client(late) as s2:
+        en.fetch_s2_papers(database_url, s2, store, days)
+    s2_only = sorted(merged)[::2]  # arXiv's metadata lacks the DOI: S2's externalIds.DOI has it
+    with psycopg.connect(database_url) as conn:
+        conn.execute("UPDATE wove.papers SET dois = '{}' WHERE arxiv_id = ANY(%s)", (s2_only,))
+        assert conn.execute("SELECT count(*) FROM wove.s2_papers WHERE arxiv_id = ANY(%s) AND doi IS NOT NULL",
+                            (s2_only,)).fetchone()[0] == len(s2_only)
+    with openalex_client(late, or_values=10) as oa:
+        summary = en.fetch_openalex_works(database_url, oa, store, days)
+    assert len(merged) >= 10 and s2_only
+    with psycopg.connect(database_url) as conn:
+        rows = {a: (w, d) for a, w, d in conn.execute(
+            "SELECT arxiv_id, work_id, doi FROM wove.openalex_works WHERE arxiv_id = ANY(%s)", (sorted(merged),))}
+        found = {a for (a,) in conn.execute(
+            "SELECT arxiv_id FROM wove.enrichment_attempts WHERE source = 'openalex' AND found_at IS NOT NULL"
+            " AND arxiv_id = ANY(%s)", (sorted(merged),))}
+        others = conn.execute("SELECT count(*) FROM wove.openalex_works WHERE doi LIKE '10.48550/arxiv.%%'"
+                              ).fetchone()[0]
+    assert set(rows) == merged == found  # every merged preprint, and none stays pending
+    assert all(doi == endpoint.published_doi[work_id] for work_id, doi in rows.values())
+    assert others > 100  # the arXiv-DOI route still finds the rest
+    assert summary.extra["found_by_published_doi"] == len(merged)
+    # Batched: only papers still unmatched, at most `or_values` DOIs per OR-filter.
+    requests = [r for r in en.iter_raw(store, en.raw_files(store, [en.RAW_OA_WORKS]))
+                if r.kind == "works_doi_filter"]
+    assert all(len(r.request["dois"]) <= 10 for r in requests)
+    asked = {a for r in requests for a in r.request["ids"]}
+    assert merged <= asked and len(requests) == -(-len(asked) // 10)
+    # The raw layer alone gives the same rows again.
+    with psycopg.connect(database_url) as conn:
+        before = conn.execute("SELECT arxiv_id, work_id, doi, authorships FROM wove.openalex_works"
+                              " ORDER BY arxiv_id").fetchall()
+    en.rebuild_from_raw(database_url, store)
+    with psycopg.connect(database_url) as conn:
+        assert conn.execute("SELECT arxiv_id, work_id, doi, authorships FROM wove.openalex_works"
+                            " ORDER BY arxiv_id").fetchall() == before

@@ -661,6 +661,10 @@ def fetch_openalex_works(database_url: str, client: OpenAlexClient, store: RawSt
     calls0, retries0, list0 = client.http.requests_sent, client.http.retries, client.budget.list_calls
     try:
         _collect(client.works_by_arxiv_ids(cand.ids, asked_on=days[-1].isoformat()), fetched)
+        # Preprints OpenAlex merged into their published version answer to that DOI only.
+        pairs = _published_dois(database_url, _unmatched(fetched))
+        summary.extra["asked_by_published_doi"] = len({a for a, _ in pairs})
+        _collect(client.works_by_published_dois(pairs, asked_on=days[-1].isoformat()), fetched)
     except BudgetExhausted as exc:
         summary.budget_exhausted = True
         log.warning("OpenAlex: %s; unasked papers stay pending for the next run", exc)
@@ -675,7 +679,40 @@ def fetch_openalex_works(database_url: str, client: OpenAlexClient, store: RawSt
     summary.found = len(derived.oa_works)
     summary.still_pending = summary.asked - summary.found
     summary.extra["truncated_refetched"] = sum(1 for kind, *_ in fetched if kind == "work_singleton")
+    found_by_doi = {a for kind, request, _b, (records, _) in fetched if kind == "works_doi_filter"
+                    for a in _doi_hits(orjson.loads(request), records)}
+    summary.extra["found_by_published_doi"] = len(found_by_doi & derived.oa_works.keys())
     return summary
+
+
+def _unmatched(fetched: list[Fetch]) -> list[str]:
+    """The arXiv ids asked by their arXiv DOI that no work answered."""
+    asked: dict[str, None] = {}
+    found: set[str] = set()
+    for kind, request, _body, (records, _bad) in fetched:
+        if kind == "works_filter":
+            asked.update(dict.fromkeys(orjson.loads(request).get("ids", [])))
+        found |= {r.arxiv_id for r in records if r.arxiv_id}
+    return [i for i in asked if i not in found]
+
+
+def _doi_hits(request: dict, records: list) -> list[str]:
+    by_doi = dict(zip(request.get("dois", []), request.get("ids", [])))
+    return [by_doi[r.doi] for r in records if r.doi in by_doi]
+
+
+def _published_dois(database_url: str, arxiv_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """(arxiv_id, DOI) for every non-arXiv DOI of these papers that arXiv (`papers.dois`) or
+    S2 (`externalIds.DOI`) knows: the published version's, which a merged work carries."""
+    if not arxiv_ids:
+        return []
+    with db.transaction(database_url) as conn:
+        rows = conn.execute(
+            "SELECT p.arxiv_id, d.doi FROM wove.papers p LEFT JOIN wove.s2_papers s USING (arxiv_id),"
+            " LATERAL (SELECT lower(x) AS doi FROM unnest(p.dois || s.doi) AS x WHERE x IS NOT NULL) d"
+            " WHERE p.arxiv_id = ANY(%s) AND d.doi NOT LIKE '10.48550/%%' ORDER BY p.arxiv_id, d.doi",
+            (list(arxiv_ids),)).fetchall()
+    return list(dict.fromkeys((a, d) for a, d in rows))
 
 
 def _window(days: Sequence[dt.date], settings: EnrichmentSettings) -> tuple[dt.date, dt.date]:

@@ -36,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="write persons/authorships jsonl and the S2AND set here")
     parser.add_argument("--refuse-field", action="append", default=[], metavar="ENDPOINT:FIELD",
                         help="refuse this select (openalex) / fields (s2) entry with the API's 400 (repeatable)")
+    parser.add_argument("--merge-published", type=float, default=0.0, metavar="SHARE",
+                        help="serve this share of the OpenAlex works with a journal DOI as merged into "
+                             "their published version (found by that DOI only)")
     args = parser.parse_args(argv)
     refused: dict[str, set[str]] = {}
     for spec in args.refuse_field:
@@ -52,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         write_ground_truth(world, args.ground_truth)
         print(f"ground truth: {args.ground_truth}", flush=True)
     server = SandboxServer(world, default_endpoints(world), today=args.today, host=args.host, port=args.port)
+    if args.merge_published and "openalex" in server.endpoints:
+        merged = server.endpoints["openalex"].merge_published(args.merge_published)
+        print(f"openalex: {len(merged)} works merged into their published version", flush=True)
     for name, fields in refused.items():
         server.refuse_fields(name, fields)
         print(f"{name} refuses: {', '.join(sorted(fields))}", flush=True)

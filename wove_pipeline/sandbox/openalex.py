@@ -153,6 +153,9 @@ class OpenAlexEndpoint:
         # Upstream drift: select fields this API no longer accepts ("is_authors_truncated",
         # or "works.is_authors_truncated" for one entity), refused with the real 400.
         self.refused_fields: set[str] = set()
+        # work id -> the published DOI of a preprint served as merged into its published
+        # version (see merge_published); empty: every work is the arXiv copy
+        self.published_doi: dict[str, str] = {}
         self.calls: Counter[str] = Counter()
         self._spent: dict[str | None, int] = defaultdict(int)  # credits used today, per api_key
         self._budget_day: dt.date | None = None
@@ -194,6 +197,27 @@ class OpenAlexEndpoint:
         self.inst_by_ror = {_bare_ror(i.ror): i.institution_id for i in w.institutions.values()}
         # Sort orders for list results: numeric id order keeps cursor paging stable.
         self._work_order = sorted(self.works, key=lambda x: int(x[1:]) if x[1:].isdigit() else 0)
+
+    def merge_published(self, share: float) -> list[str]:
+        """Serve `share` of the works whose paper has a journal DOI as OpenAlex serves a
+        preprint it merged into its published version: the work's DOI is the published one
+        (type article, the journal first among the locations), and a lookup by the arXiv DOI
+        finds nothing; the arXiv copy survives only in `locations`. Deterministic (by work
+        id). Returns the arXiv ids of the works so served."""
+        with self._lock:
+            self.published_doi = {}
+            merged = []
+            for p in self.world.papers:
+                w = p.openalex
+                if w is None or w.merged_into or not p.dois or w.work_id not in self.works:
+                    continue
+                if int(re.sub(r"\D", "", w.work_id) or 0) % 1000 < share * 1000:
+                    self.published_doi[w.work_id] = _bare_doi(p.dois[0])
+                    merged.append(p.arxiv_id)
+            self.work_by_doi = {}
+            for work_id, (_p, w) in self.works.items():
+                self.work_by_doi[self.published_doi.get(work_id) or _bare_doi(w.doi)] = work_id
+        return merged
 
     def _work_visible(self, work_id: str, today: dt.date) -> bool:
         entry = self.works.get(work_id)
@@ -506,7 +530,8 @@ class OpenAlexEndpoint:
     def render_work(self, work_id: str, today: dt.date, full: bool = False) -> dict:
         paper, w = self.works[work_id]
         wid = OA + w.work_id
-        doi_url = "https://doi.org/" + _bare_doi(w.doi)
+        published = self.published_doi.get(w.work_id)
+        doi_url = "https://doi.org/" + (published or _bare_doi(w.doi))
         authorships = []
         for i, a in enumerate(w.authorships):
             insts = [x for x in (self._inst_dehydrated(i_) for i_ in a.institution_ids) if x]
@@ -542,6 +567,14 @@ class OpenAlexEndpoint:
         }
         doi_loc = dict(arxiv_loc, id="doi:" + _bare_doi(w.doi), landing_page_url=doi_url, pdf_url=None,
                        source=dict(_DATACITE_SOURCE), raw_source_name="ArXiv.org", raw_type="article")
+        if published:  # merged into the published version: the journal's copy leads
+            journal = (paper.journal_ref or "Journal").split(" (")[0]
+            doi_loc = dict(doi_loc, id="doi:" + published, is_oa=False, version="publishedVersion",
+                           is_accepted=True, is_published=True, raw_source_name=journal, raw_type="journal-article",
+                           source=dict(_DATACITE_SOURCE, id="https://openalex.org/S%d" % (4300000000 + len(journal)),
+                                       display_name=journal, type="journal", host_organization=None,
+                                       host_organization_name=None, host_organization_lineage=[],
+                                       host_organization_lineage_names=[]))
         cby = [{"year": y, "cited_by_count": c} for y, c in sorted(w.counts_by_year, reverse=True) if c]
         pct = (sum(map(ord, w.work_id)) % 1000) / 1000  # deterministic stand-in, no meaning
         out = {
@@ -554,7 +587,7 @@ class OpenAlexEndpoint:
             "ids": {"openalex": wid, "doi": doi_url},
             "language": "en",
             "primary_location": dict(doi_loc),
-            "type": w.type,
+            "type": "article" if published else w.type,
             "indexed_in": ["arxiv", "datacite"],
             "open_access": {"is_oa": True, "oa_status": "green", "oa_url": arxiv_loc["pdf_url"],
                             "any_repository_has_fulltext": True},
