@@ -211,3 +211,63 @@ def test_a_week_in_one_run_through_the_daily_job(pipeline_env, small_world):
     expected = {p.arxiv_id for p in small_world.papers if first <= p.datestamp <= last}
     loaded = {r[0] for r in _rows(pipeline_env["WOVE_DATABASE_URL"], "SELECT arxiv_id FROM wove.papers")}
     assert loaded == expected and len(expected) > 100
+
+
+def test_a_three_day_run_records_each_days_own_figures(pipeline_env, small_world):
+    """A run over several partitions (the backfill policy's way) records one materialization
+    per day, each with that day's counts, not the run's totals on every day."""
+    days = [small_world.start_day + dt.timedelta(days=i) for i in range(3)]
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize([arxiv_records, papers], instance=instance, resources=_resources(pipeline_env), tags={
+            "dagster/asset_partition_range_start": days[0].isoformat(),
+            "dagster/asset_partition_range_end": days[-1].isoformat()})
+        assert result.success
+        got = {}
+        for key in ("arxiv_records", "papers"):
+            records = instance.fetch_materializations(dg.AssetKey(key), limit=10).records
+            got[key] = {r.partition_key: {k: v.value for k, v in r.asset_materialization.metadata.items()}
+                        for r in records}
+    url = pipeline_env["WOVE_DATABASE_URL"]
+    papers_by_day = dict(_rows(url, "SELECT oai_datestamp, count(*) FROM wove.papers GROUP BY 1"))
+    authors_by_day = dict(_rows(url, "SELECT p.oai_datestamp, count(*) FROM wove.paper_authors a "
+                                     "JOIN wove.papers p USING (arxiv_id) GROUP BY 1"))
+    assert set(got["papers"]) == set(got["arxiv_records"]) == {d.isoformat() for d in days}
+    assert len({got["papers"][d.isoformat()]["dagster/row_count"] for d in days}) > 1  # days differ
+    for day in days:
+        key = day.isoformat()
+        world_day = sum(1 for p in small_world.papers if p.datestamp == day)
+        assert got["arxiv_records"][key]["dagster/row_count"] == world_day, key
+        assert got["arxiv_records"][key]["requests"] >= 2  # both formats asked for this day
+        assert key in got["arxiv_records"][key]["raw_file"]
+        assert got["papers"][key]["dagster/row_count"] == papers_by_day[day] == world_day, key
+        assert got["papers"][key]["authorships"] == authors_by_day[day], key
+        assert got["papers"][key]["run_partitions"] == 3
+
+
+def test_a_stage_with_only_run_figures_names_them_run_totals(pipeline_env, small_world):
+    """Enrichment fetches a run's days in one batch: over several days its figures are the
+    run's, named run_* on each day, and no day carries the run's total as its row count."""
+    from wove_pipeline.assets.enrichment import s2_papers
+    from wove_pipeline.resources.enrichment import SemanticScholarResource
+
+    days = [small_world.start_day, small_world.start_day + dt.timedelta(days=1)]
+    resources = {**_resources(pipeline_env), "s2": SemanticScholarResource(
+        base_url=pipeline_env["S2_API_URL"], min_interval_s=0, backoff_initial_s=0.01, backoff_max_s=0.05)}
+    with dg.DagsterInstance.ephemeral() as instance:
+        def run(first, last):
+            result = dg.materialize([arxiv_records, papers, s2_papers], instance=instance, resources=resources, tags={
+                "dagster/asset_partition_range_start": first.isoformat(),
+                "dagster/asset_partition_range_end": last.isoformat()})
+            assert result.success
+            return {r.partition_key: {k: v.value for k, v in r.asset_materialization.metadata.items()}
+                    for r in instance.fetch_materializations(dg.AssetKey("s2_papers"), limit=10).records
+                    if r.run_id == result.run_id}
+
+        one = run(days[0], days[0])
+        both = run(days[0], days[1])  # day 1's papers are new to S2: run_row_count > 0
+    assert set(both) == {d.isoformat() for d in days}
+    for key, meta in both.items():
+        assert "dagster/row_count" not in meta and meta["run_partitions"] == 2, meta
+        assert meta["run_row_count"] > 0 and meta["dagster/table_name"] == "wove.s2_papers"
+    # a run of one day keeps the stage's own names: the row count is that day's
+    assert one[days[0].isoformat()]["dagster/row_count"] > 0 and "run_row_count" not in one[days[0].isoformat()]

@@ -223,3 +223,22 @@ def test_coverage_is_skipped_with_nothing_to_judge(database_url):
         md = {k: v.value for k, v in got.metadata.items()}
         assert not got.passed and "skipped" not in md and not (got.description or "").startswith("Skipped")
         assert (md["papers_considered"], md["coverage"]) == (30, 0.0), name  # days 11..40
+
+
+def test_rows_per_partition_of_a_run_from_its_materializations():
+    from types import SimpleNamespace
+
+    def rec(run, rows=None, **extra):
+        meta = {**({"dagster/row_count": rows} if rows is not None else {}), **extra}
+        return SimpleNamespace(run_id=run, asset_materialization=dg.AssetMaterialization("papers", metadata=meta))
+
+    records = [
+        # per-partition figures (a 3-day run): the mean of the days
+        rec("a", 100, run_partitions=3), rec("a", 200, run_partitions=3), rec("a", 391, run_partitions=3),
+        # the older way: the run's total on each of 2 days
+        rec("b", 500), rec("b", 500),
+        # only run totals (run_row_count): no row count to compare
+        rec("c", run_row_count=900, run_partitions=2), rec("c", run_row_count=900, run_partitions=2),
+        rec("d", 120, run_partitions=1),
+    ]
+    assert ck.per_run_rows(records) == [("a", 691 / 3), ("b", 250.0), ("d", 120.0)]

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 import dagster as dg
 from psycopg import sql
 
+from wove_pipeline.assets.partition_metadata import RUN_PARTITIONS  # a constant, not an asset
 from wove_pipeline.core import db
 from wove_pipeline.resources import DatabaseResource
 
@@ -335,9 +336,14 @@ def _serving_check() -> dg.AssetChecksDefinition:
 def per_run_rows(records) -> list[tuple[str, float]]:
     """(run_id, rows per partition) for each run, newest first, from materialization records.
 
-    A run over N partitions (a backfill) records N materializations carrying the run's total
-    row count; dividing by N makes a backfill comparable with a single day."""
+    A run over N partitions (a backfill) records N materializations. Where each carries its
+    own partition's row count (marked ``run_partitions``: assets/partition_metadata.py) the
+    run's figure is their mean; where each carries the run's total (older records, and runs
+    of stages that only know the run's figures), dividing the total by N makes a backfill
+    comparable with a single day. Runs over several partitions that record no row count
+    (``run_row_count`` only) are left out."""
     runs: dict[str, list] = {}
+    per_partition: dict[str, bool] = {}
     order: list[str] = []
     for rec in records:
         mat = rec.asset_materialization
@@ -347,7 +353,8 @@ def per_run_rows(records) -> list[tuple[str, float]]:
             runs[rec.run_id] = []
             order.append(rec.run_id)
         runs[rec.run_id].append(mat.metadata["dagster/row_count"].value)
-    return [(r, float(runs[r][0]) / len(runs[r])) for r in order]
+        per_partition[rec.run_id] = RUN_PARTITIONS in mat.metadata
+    return [(r, (sum(runs[r]) if per_partition[r] else float(runs[r][0])) / len(runs[r])) for r in order]
 
 
 def drop_verdict(history: list[float], ratio: float) -> tuple[bool, dict]:

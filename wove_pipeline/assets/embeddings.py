@@ -4,6 +4,7 @@
 import dagster as dg
 
 from wove_pipeline.assets.harvest import BACKFILL, partition_days, papers
+from wove_pipeline.assets.partition_metadata import per_partition_result
 from wove_pipeline.core import db
 from wove_pipeline.core.embedding import embed_papers
 from wove_pipeline.partitions import daily_partitions
@@ -33,24 +34,26 @@ def paper_embeddings(context: dg.AssetExecutionContext, database: DatabaseResour
     emb = embedder.embedder()
     summary = embed_papers(database.transaction, emb, days=days)
     with database.transaction() as conn:
-        row_count = db.fetch_value(
+        rows_by_day = {r["day"]: int(r["n"]) for r in db.fetch_all(
             conn,
-            "SELECT count(*) FROM wove.paper_embeddings e JOIN wove.papers p USING (arxiv_id) "
-            "WHERE p.oai_datestamp = ANY(%s) AND e.model = %s",
+            "SELECT p.oai_datestamp AS day, count(*) AS n FROM wove.paper_embeddings e JOIN wove.papers p "
+            "USING (arxiv_id) WHERE p.oai_datestamp = ANY(%s) AND e.model = %s GROUP BY 1",
             (days, emb.config.name),
-        )
+        )}
     context.log.info(
         f"{summary.embedded} texts embedded, {summary.skipped_unchanged} unchanged "
         f"({summary.texts_per_second:.1f} texts/s)"
     )
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": int(row_count or 0),
-            "embedded": summary.embedded,
-            "skipped_unchanged": summary.skipped_unchanged,
-            "model": emb.config.name,
-            "dimensions": emb.config.dimensions,
-            "texts_per_second": round(summary.texts_per_second, 2),
-            "encode_seconds": round(summary.seconds_encoding, 2),
-        }
+    # the row count is each day's; the embedding figures are the run's (one batch over all days)
+    run = {
+        "embedded": summary.embedded,
+        "skipped_unchanged": summary.skipped_unchanged,
+        "texts_per_second": round(summary.texts_per_second, 2),
+        "encode_seconds": round(summary.seconds_encoding, 2),
+    }
+    if len(days) > 1:
+        run = {f"run_{k}": v for k, v in run.items()}
+    return per_partition_result(
+        context, {d.isoformat(): {"dagster/row_count": rows_by_day.get(d, 0)} for d in days},
+        {**run, "model": emb.config.name, "dimensions": emb.config.dimensions},
     )

@@ -23,6 +23,7 @@ import functools
 import dagster as dg
 
 from wove_pipeline.assets.harvest import BACKFILL, papers, partition_days
+from wove_pipeline.assets.partition_metadata import run_totals
 from wove_pipeline.core import citation_refresh as cr
 from wove_pipeline.core import enrichment as en
 from wove_pipeline.core.http import UpstreamRefused
@@ -77,7 +78,8 @@ def _with_fields(context: dg.AssetExecutionContext, asset: str, meta: dict, clie
         check_name=FIELDS_CHECK, asset_key=asset, passed=not dropped, severity=dg.AssetCheckSeverity.WARN,
         metadata={"fields_dropped": dg.MetadataValue.json(dropped)},
     )
-    return dg.MaterializeResult(metadata=meta, check_results=[check])
+    # a run over several days has only the run's figures: named run_* so no day shows them as its own
+    return dg.MaterializeResult(metadata=run_totals(context, meta), check_results=[check])
 
 
 class EnrichConfig(dg.Config):
@@ -233,7 +235,7 @@ def institutions(context: dg.AssetExecutionContext, config: EnrichConfig, openal
 def authorships(context: dg.AssetExecutionContext, config: EnrichConfig,
                 database: DatabaseResource) -> dg.MaterializeResult:
     s = en.align_days(database.url, partition_days(context), config.settings())
-    return dg.MaterializeResult(metadata={
+    return dg.MaterializeResult(metadata=run_totals(context, {
         "dagster/row_count": s.rows,
         "dagster/table_name": "wove.authorships",
         "papers_aligned": s.papers,
@@ -243,7 +245,7 @@ def authorships(context: dg.AssetExecutionContext, config: EnrichConfig,
         "openalex_coverage": round(s.with_openalex / s.rows, 4) if s.rows else 0.0,
         "mean_s2_confidence": s.mean_s2_confidence,
         "mean_openalex_confidence": s.mean_openalex_confidence,
-    })
+    }))
 
 
 # ----------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import datetime as dt
 
 import dagster as dg
 
+from wove_pipeline.assets.partition_metadata import per_partition_result
 from wove_pipeline.core import papers_load
 from wove_pipeline.partitions import daily_partitions
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
@@ -36,21 +37,20 @@ def partition_days(context: dg.AssetExecutionContext) -> list[dt.date]:
 )
 def arxiv_records(context: dg.AssetExecutionContext, arxiv: ArxivResource, raw_store: RawStoreResource):
     store = raw_store.store()
-    summaries = []
+    by_day = {}
     with arxiv.client() as client:
         for day in partition_days(context):
-            summaries.append(papers_load.harvest_day(client, store, day))
-    records = sum(s.records["arXivRaw"] for s in summaries)
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": records,
-            "pages": sum(s.pages for s in summaries),
-            "records_by_day": dg.MetadataValue.json({s.day.isoformat(): s.records for s in summaries}),
-            "raw_files": dg.MetadataValue.json([s.raw_file for s in summaries]),
-            "requests": client.http.requests_sent,
-            "retries": client.http.retries,
-        }
-    )
+            requests, retries = client.http.requests_sent, client.http.retries
+            s = papers_load.harvest_day(client, store, day)
+            by_day[day.isoformat()] = {
+                "dagster/row_count": s.records["arXivRaw"],
+                "pages": s.pages,
+                "records_by_format": dg.MetadataValue.json(s.records),
+                "raw_file": s.raw_file,
+                "requests": client.http.requests_sent - requests,
+                "retries": client.http.retries - retries,
+            }
+    return per_partition_result(context, by_day)
 
 
 @dg.asset(
@@ -77,12 +77,13 @@ def papers(context: dg.AssetExecutionContext, database: DatabaseResource, raw_st
     quarantined = sum(s.quarantined for s in summaries)
     if quarantined:
         context.log.warning(f"{quarantined} arXiv records quarantined (see wove.quarantine)")
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": sum(s.papers_written for s in summaries),
-            "new_papers": sum(s.new_papers for s in summaries),
-            "authorships": sum(s.authors_written for s in summaries),
-            "quarantined": quarantined,
-            "skipped_older_than_stored": sum(s.papers_skipped_older for s in summaries),
+    return per_partition_result(context, {
+        s.day.isoformat(): {
+            "dagster/row_count": s.papers_written,
+            "new_papers": s.new_papers,
+            "authorships": s.authors_written,
+            "quarantined": s.quarantined,
+            "skipped_older_than_stored": s.papers_skipped_older,
         }
-    )
+        for s in summaries
+    })
