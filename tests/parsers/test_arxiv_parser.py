@@ -472,3 +472,40 @@ def test_split_raw_authors_affiliation_legend():
     ]
     assert split_raw_authors("Ludwig van Beethoven Jr.")[0].suffix == "Jr."
     assert split_raw_authors("the CMS Collaboration")[0].is_collaboration
+
+
+def test_a_suffix_keeps_the_dot_it_is_printed_with(small_world):
+    """arXiv's <suffix> drops the printed dot ("Jr." comes as <suffix>Jr</suffix>); the
+    arXivRaw author string has the name as printed, and the paper keeps it so. Sandbox
+    payloads, rendered as the sandbox serves them."""
+    from wove_pipeline.sandbox.arxiv_oai import ArxivOaiEndpoint
+
+    endpoint = ArxivOaiEndpoint(small_world)
+    dotted = [(p, a) for p in small_world.papers for a in p.authors if a.suffix == "Jr."]
+    undotted = [(p, a) for p in small_world.papers for a in p.authors if a.suffix in ("Jr", "III")]
+    assert dotted and undotted
+    for paper in {p.arxiv_id: p for p, _a in dotted + undotted}.values():
+        arxiv_xml = endpoint.record(paper, "arXiv").encode()
+        raw_xml = endpoint.record(paper, "arXivRaw").encode()
+        row = merge_paper(parse_arxiv_metadata(arxiv_xml), parse_arxivraw_metadata(raw_xml), paper.datestamp)
+        assert b"<suffix>Jr.</suffix>" not in arxiv_xml  # as the real arXiv format writes it
+        by_name = {(a.forenames, a.keyname): a for a in row.authors}
+        for p, a in dotted + undotted:
+            if p is paper:
+                got = by_name[(a.forenames, a.keyname)]
+                assert got.suffix == a.suffix, (paper.arxiv_id, a)
+                assert got.display_name == f"{a.forenames} {a.keyname} {a.suffix}"
+
+
+def test_a_suffix_dot_from_arxivraw_even_when_the_names_differ_in_tex():
+    arxiv = b"""<record><metadata><arXiv xmlns="http://arxiv.org/OAI/arXiv/"><id>2501.00001</id>
+    <created>2025-01-02</created><authors><author><keyname>Hayes</keyname><forenames>Robert T.</forenames>
+    <suffix>Jr</suffix></author><author><keyname>M\\"uller</keyname><forenames>Anna</forenames><suffix>Sr</suffix>
+    </author><author><keyname>Ford</keyname><forenames>Henry</forenames><suffix>III</suffix></author></authors>
+    <title>T</title><categories>hep-th</categories><abstract>A.</abstract></arXiv></metadata></record>"""
+    raw = b"""<record><metadata><arXivRaw xmlns="http://arxiv.org/OAI/arXivRaw/"><id>2501.00001</id>
+    <title>T</title><authors>Robert T. Hayes Jr., Anna M{\\"u}ller Sr. and Henry Ford III</authors>
+    <categories>hep-th</categories><abstract>A.</abstract>
+    <version version="v1"><date>Thu, 2 Jan 2025 10:00:00 GMT</date><size>10kb</size></version></arXivRaw></metadata></record>"""
+    row = merge_paper(parse_arxiv_metadata(arxiv), parse_arxivraw_metadata(raw), "2025-01-02")
+    assert [a.display_name for a in row.authors] == ["Robert T. Hayes Jr.", "Anna M\u00fcller Sr.", "Henry Ford III"]

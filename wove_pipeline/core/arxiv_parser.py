@@ -25,6 +25,7 @@ Field decisions:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timezone
@@ -773,6 +774,28 @@ def _midnight_utc(d: date) -> datetime:
     return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
 
 
+def printed_suffixes(authors: tuple[Author, ...], raw_text: str | None) -> tuple[Author, ...]:
+    """The arXiv format's ``<suffix>`` drops the printed dot ("Robert T. Hayes Jr." gives
+    ``<suffix>Jr</suffix>``); arXivRaw's author string keeps the name as printed. A suffix
+    is given its dot back when the string prints it so after the author's name (or, for a
+    name the string writes otherwise, in TeX, when it prints that suffix with a dot everywhere)."""
+    if not raw_text:
+        return authors
+    out = []
+    for a in authors:
+        s = a.suffix
+        if s and not s.endswith(".") and s.lower() in ("jr", "sr"):
+            name = re.escape(" ".join(x for x in (a.forenames, a.keyname) if x)).replace(r"\ ", r"\s+")
+            printed = [m.group(1) for m in re.finditer(
+                rf"(?<!\w){name},?\s+{re.escape(s)}(\.?)(?!\w)", raw_text)]
+            if not printed:  # the string writes the name otherwise (TeX accents): the suffix alone
+                printed = [m.group(1) for m in re.finditer(rf"(?<![\w.]){re.escape(s)}(\.?)(?!\w)", raw_text)]
+            if printed and all(printed):
+                a = dataclasses.replace(a, suffix=s + ".")
+        out.append(a)
+    return tuple(out)
+
+
 def merge_paper(
     meta: ArxivMeta | None,
     raw: ArxivRawMeta | None,
@@ -810,7 +833,7 @@ def merge_paper(
     abstract = tex_to_text(abstract_tex) or None if abstract_tex else None
 
     if meta is not None and meta.authors:
-        authors = meta.authors
+        authors = printed_suffixes(meta.authors, raw.authors_text if raw else None)
     else:
         authors = split_raw_authors(raw.authors_text if raw else None, warnings)
     if not authors:

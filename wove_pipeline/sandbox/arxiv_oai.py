@@ -401,8 +401,8 @@ class ArxivOaiEndpoint:
             out.append(f"<author><keyname>{_e(a.keyname)}</keyname>")
             if a.forenames:
                 out.append(f"<forenames>{_e(a.forenames)}</forenames>")
-            if a.suffix:
-                out.append(f"<suffix>{_e(a.suffix)}</suffix>")
+            if a.suffix:  # arXiv's <suffix> drops the printed dot ("Jr."); arXivRaw keeps it
+                out.append(f"<suffix>{_e(a.suffix.rstrip('.'))}</suffix>")
             for aff in a.affiliations:
                 out.append(f"<affiliation>{_e(aff)}</affiliation>")
             out.append("</author>")
