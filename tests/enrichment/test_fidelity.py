@@ -100,3 +100,30 @@ def test_a_preprint_merged_into_its_published_version_is_found_by_that_doi(datab
     with psycopg.connect(database_url) as conn:
         assert conn.execute("SELECT arxiv_id, work_id, doi, authorships FROM wove.openalex_works"
                             " ORDER BY arxiv_id").fetchall() == before
+
+
+def test_a_display_name_tie_goes_to_the_form_the_upstream_profiles_print(database_url):
+    """Two printed forms, as often each: the researcher is shown as the S2 / OpenAlex
+    profiles name them ("Jianming Li"), whatever order the mentions come in, not by length."""
+    import itertools
+
+    from wove_pipeline.core.matching.mentions import Mention
+
+    def mention(i, first, s2=None, oa=None):
+        return Mention(mention_id=f"2501.0000{i}:0", paper_id=f"2501.0000{i}", position=0, first=first,
+                       last="Li", s2_author_id=s2, openalex_author_id=oa)
+
+    members = [mention(1, "Jian-Ming", s2="1741101"), mention(2, "Jian-Ming"),
+               mention(3, "Jianming", oa="A5023888391"), mention(4, "Jianming", s2="1741101")]
+    with psycopg.connect(database_url) as conn:
+        conn.execute("INSERT INTO wove.s2_authors (author_id, name, as_of, fetched_at)"
+                     " VALUES ('1741101', 'Jianming  Li', '2026-01-01', now())")
+        conn.execute("INSERT INTO wove.openalex_authors (author_id, display_name, as_of, fetched_at)"
+                     " VALUES ('A5023888391', 'Jianming Li', '2026-01-01', now())")
+        profiles = researchers_load._profile_names(conn, members)
+    assert profiles == {"1741101": "Jianming  Li", "A5023888391": "Jianming Li"}
+    for order in itertools.permutations(members):
+        assert researchers_load._display_name(list(order), profiles) == "Jianming Li"
+    # More mentions of one form still win; without profiles the fullest form, deterministically.
+    assert researchers_load._display_name(members + [mention(5, "Jian-Ming")], profiles) == "Jian-Ming Li"
+    assert {researchers_load._display_name(list(o)) for o in itertools.permutations(members)} == {"Jian-Ming Li"}

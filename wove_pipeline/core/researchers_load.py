@@ -237,14 +237,29 @@ def load_overrides(conn: psycopg.Connection) -> Overrides:
     return overrides
 
 
-def _display_name(members: list[Mention]) -> str:
-    """The most frequent printed name; ties go to the fullest form ("Peng Wang" over "P. Wang")."""
+def _display_name(members: list[Mention], profile_names: dict[str, str] | None = None) -> str:
+    """The most frequent printed name. Ties go to the form the members' upstream profiles
+    print (`profile_names`: S2 / OpenAlex author display name by author id, one vote per
+    mention), then to the fullest form ("Peng Wang" over "P. Wang"), then alphabetically."""
     names = Counter(" ".join(x for x in (m.first, m.last, m.suffix) if x) for m in members)
-    return max(names, key=lambda n: (names[n], len(n), n))
+    profiles = profile_names or {}
+    votes = Counter(" ".join(profiles[i].split()).casefold()
+                    for m in members for i in (m.s2_author_id, m.openalex_author_id) if i in profiles)
+    return max(names, key=lambda n: (names[n], votes[" ".join(n.split()).casefold()], len(n), n))
 
 
-def _researcher_row(rid: int, members: list[Mention]) -> tuple:
-    name = _display_name(members)
+def _profile_names(conn: psycopg.Connection, mentions: list[Mention]) -> dict[str, str]:
+    """S2 and OpenAlex profile display names of these mentions' author ids."""
+    s2 = sorted({m.s2_author_id for m in mentions if m.s2_author_id})
+    oa = sorted({m.openalex_author_id for m in mentions if m.openalex_author_id})
+    return dict(conn.execute(
+        "SELECT author_id, name FROM wove.s2_authors WHERE author_id = ANY(%s) AND name IS NOT NULL UNION ALL"
+        " SELECT author_id, display_name FROM wove.openalex_authors WHERE author_id = ANY(%s)"
+        " AND display_name IS NOT NULL", (s2, oa)).fetchall())
+
+
+def _researcher_row(rid: int, members: list[Mention], profile_names: dict[str, str] | None = None) -> tuple:
+    name = _display_name(members, profile_names)
     orcids = Counter(m.orcid for m in members if m.orcid)
     return (
         rid,
@@ -413,11 +428,12 @@ def match_researchers(
     touched |= set(identity.retired)
 
     live_touched = sorted(rid for rid in touched if rid in members)
+    profiles = _profile_names(conn, [m for rid in live_touched for m in members[rid]])
     db.upsert_rows(
         conn, "wove.researchers",
         ("researcher_id", "display_name", "normalized_name", "mention_count", "orcid", "s2_author_ids",
          "openalex_author_ids", "updated_at"),
-        ((*_researcher_row(rid, members[rid]), now) for rid in live_touched),
+        ((*_researcher_row(rid, members[rid], profiles), now) for rid in live_touched),
         key=("researcher_id",),
     )
     # Links: remove those being rewritten (and those of vanished positions), then COPY.
