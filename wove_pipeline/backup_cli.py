@@ -51,11 +51,11 @@ def _cmd_restore(args: argparse.Namespace) -> int:
 
 def add_backup_commands(subparsers) -> None:
     backup = subparsers.add_parser("backup", help="pg_dump (custom format) of the serving database to FILE")
-    backup.add_argument("file")
+    backup.add_argument("file", help="the backup file to write (its folder is created; an existing file is replaced)")
     backup.set_defaults(func=_cmd_backup)
 
     restore = subparsers.add_parser(
         "restore", help="pg_restore FILE into the serving database (--clean --if-exists, one transaction)")
-    restore.add_argument("file")
+    restore.add_argument("file", help="a backup written by `wove backup` (pg_dump custom format)")
     restore.add_argument("--into", metavar="URL", help="restore into this database instead (created if missing)")
     restore.set_defaults(func=_cmd_restore)

@@ -71,30 +71,45 @@ def _cmd_db(args: argparse.Namespace) -> int:
 def _cmd_sandbox(args: argparse.Namespace) -> int:
     from wove_pipeline.sandbox.__main__ import main as sandbox_main
 
-    return sandbox_main(args.rest)
+    rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
+    return sandbox_main(rest)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("wove-pipeline")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wove", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="run the pipeline on the embedded default against the sandbox world")
     demo.add_argument("--days", type=int, default=DEMO_DAYS, help="sandbox days to materialize")
-    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--seed", type=int, default=7, help="sandbox world seed: the same seed, the same world (default 7)")
     demo.set_defaults(func=_cmd_demo)
 
     ui = sub.add_parser("ui", help="start the Dagster UI and daemon on the embedded default")
-    ui.add_argument("--host", default="127.0.0.1")
-    ui.add_argument("--port", type=int, default=3000)
-    ui.add_argument("--seed", type=int, default=7)
+    ui.add_argument("--host", default="127.0.0.1", help="address the webserver listens on (default 127.0.0.1)")
+    ui.add_argument("--port", type=int, default=3000, help="webserver port (default 3000)")
+    ui.add_argument("--seed", type=int, default=7, help="sandbox world seed (default 7)")
     ui.add_argument("--no-sandbox", action="store_true", help="use the upstream URLs from the environment")
     ui.set_defaults(func=_cmd_ui)
 
     dbp = sub.add_parser("db", help="start the embedded database, apply migrations, print the URLs")
-    dbp.add_argument("action", choices=["migrate", "shell"], nargs="?", default="migrate")
+    dbp.add_argument("action", choices=["migrate", "shell"], nargs="?", default="migrate",
+                     help="migrate: apply migrations and print the URLs (default); shell: then open psql")
     dbp.set_defaults(func=_cmd_db)
 
-    sandbox = sub.add_parser("sandbox", help="serve the sandbox upstream (python -m wove_pipeline.sandbox)")
+    # `wove sandbox ARGS` hands ARGS to the sandbox's own parser (main() does, before this
+    # parser sees them), so `wove sandbox --help` lists the sandbox's real options.
+    sandbox = sub.add_parser("sandbox", add_help=False,
+                             help="serve the sandbox upstream (--port, --seed, ...: `wove sandbox --help`)")
     sandbox.add_argument("rest", nargs=argparse.REMAINDER)
     sandbox.set_defaults(func=_cmd_sandbox)
 
@@ -118,7 +133,16 @@ def _command_name(args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["sandbox"]:
+        argv = ["sandbox", "--", *argv[1:]]  # every option is the sandbox's (see build_parser)
+    parser = build_parser()
+    if argv[:1] == ["search"]:
+        from wove_pipeline.core.search_cli import parse_search_args
+
+        args = parse_search_args(parser, argv)
+    else:
+        args = parser.parse_args(argv)
     # Every error a person can cause ends in one line on stderr and a non-zero exit;
     # WOVE_DEBUG=1 shows the traceback instead.
     try:

@@ -43,9 +43,15 @@ GLOBAL_JOBS: list[str] = ["publish"]
 # arXiv announces around 20:00 US Eastern, Sunday to Thursday; by 06:00 UTC the previous
 # UTC day's datestamps are complete. Weekend days are harvested too (metadata fixes land
 # every day; an empty day is a normal, cheap noRecordsMatch).
-daily_schedule = dg.build_schedule_from_partitioned_job(daily_job, hour_of_day=6, minute_of_hour=0)
+daily_schedule = dg.build_schedule_from_partitioned_job(
+    daily_job, hour_of_day=6, minute_of_hour=0,
+    description="06:00 UTC: the daily_harvest job for the previous UTC day (its OAI datestamps are complete).",
+)
 # Publishing waits for the day's harvest and enrichment (a run of both fits well inside 2 h).
-publish_schedule = dg.ScheduleDefinition(name="publish_daily", job=publish_job, cron_schedule="0 8 * * *")
+publish_schedule = dg.ScheduleDefinition(
+    name="publish_daily", job=publish_job, cron_schedule="0 8 * * *", execution_timezone="UTC",
+    description="08:00 UTC: match, recompute metrics and publish what the 06:00 harvest brought.",
+)
 
 # Daily assets carry a freshness policy; every asset gets its integrity checks.
 all_assets = checks.apply_freshness([*daily_assets, *global_assets, *enrichment.refresh_assets])

