@@ -339,4 +339,5 @@ citation_refresh_job = dg.define_asset_job(
 # After the daily harvest/enrichment (06:00 UTC) has had time to finish.
 citation_refresh_schedule = dg.ScheduleDefinition(
     name="citation_refresh_daily", job=citation_refresh_job, cron_schedule="0 9 * * *", execution_timezone="UTC",
+    description="09:00 UTC: the citation_refresh job (citation counts and author statistics, within budget).",
 )
