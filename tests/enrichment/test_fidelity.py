@@ -127,3 +127,25 @@ def test_a_display_name_tie_goes_to_the_form_the_upstream_profiles_print(databas
     # More mentions of one form still win; without profiles the fullest form, deterministically.
     assert researchers_load._display_name(members + [mention(5, "Jian-Ming")], profiles) == "Jian-Ming Li"
     assert {researchers_load._display_name(list(o)) for o in itertools.permutations(members)} == {"Jian-Ming Li"}
+
+
+def test_the_citation_refresh_finds_merged_works_by_their_published_doi(database_url, late, small_world, tmp_path):
+    from wove_pipeline.core import citation_refresh as cr
+
+    endpoint = late.endpoints["openalex"]
+    merged = set(endpoint.merge_published(1.0))
+    store = RawStore(tmp_path / "raw")
+    days = world_days(small_world)
+    load_days(database_url, late, store, days)
+    with openalex_client(late) as oa:
+        en.fetch_openalex_works(database_url, oa, store, days)
+        with psycopg.connect(database_url) as conn:
+            n = conn.execute("SELECT count(*) FROM wove.openalex_works").fetchone()[0]
+        s = cr.refresh_openalex(database_url, oa, store, cr.RefreshBudget(openalex_work_calls=n // 50 + 2,
+                                                                          openalex_author_calls=0))
+    assert s.papers_checked == n and s.papers_found == n  # the merged ones too
+    with psycopg.connect(database_url) as conn:
+        missed = conn.execute(
+            "SELECT count(*) FROM wove.refresh_state WHERE source = 'openalex' AND entity_kind = 'paper'"
+            " AND entity_id = ANY(%s) AND last_found_at < last_checked_at", (sorted(merged),)).fetchone()[0]
+    assert merged and missed == 0

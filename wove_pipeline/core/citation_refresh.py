@@ -120,13 +120,23 @@ def refresh_openalex(database_url: str, client: OpenAlexClient, store: RawStore,
                               work_calls * client.or_values)
         authors = _least_recent(conn, en.OPENALEX, "author", "wove.openalex_authors", "author_id",
                                 author_calls * client.or_values)
+        # A work OpenAlex merged into the published version answers to that DOI only.
+        published = conn.execute(
+            "SELECT arxiv_id, doi FROM wove.openalex_works WHERE arxiv_id = ANY(%s) AND doi IS NOT NULL"
+            " AND doi NOT LIKE '10.48550/arxiv.%%' ORDER BY arxiv_id", (works,)).fetchall()
+        by_arxiv_doi = [w for w in works if w not in {a for a, _ in published}]
+        while by_arxiv_doi and (-(-len(by_arxiv_doi) // client.or_values)
+                                + -(-len(published) // client.or_values)) > work_calls:
+            by_arxiv_doi.pop()  # two sets of calls: stay within the day's calls
+        works = by_arxiv_doi + [a for a, _ in published]
         summary.oldest_checked_before = _oldest(conn, en.OPENALEX)
         en._openalex_prepare(conn, client)
     fetched: list[en.Fetch] = []
     calls0, retries0, list0 = client.http.requests_sent, client.http.retries, client.budget.list_calls
     work_lists = None  # set once the works phase is done
     try:
-        en._collect(client.works_by_arxiv_ids(works, asked_on=today.isoformat(), refresh=True), fetched)
+        en._collect(client.works_by_arxiv_ids(by_arxiv_doi, asked_on=today.isoformat(), refresh=True), fetched)
+        en._collect(client.works_by_published_dois(published, asked_on=today.isoformat(), refresh=True), fetched)
         work_lists = client.budget.list_calls - list0
         en._collect(client.authors_by_ids(authors, asked_on=today.isoformat(), refresh=True), fetched)
     except BudgetExhausted as exc:
