@@ -352,8 +352,10 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
             for rec in records:
                 if by_doi:
                     key = by_doi.get(rec.doi or "")
+                elif rec.arxiv_id in wanted:
+                    key = rec.arxiv_id
                 else:
-                    key = rec.arxiv_id if rec.arxiv_id in wanted else (ids[0] if kind == "work_singleton" and ids else None)
+                    key = ids[0] if kind == "work_singleton" and ids else None
                 if key is not None:
                     hits[key] = rec
             for arxiv_id in ids:

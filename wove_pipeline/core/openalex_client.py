@@ -388,7 +388,8 @@ class OpenAlexClient(UpstreamClient):
         if record.is_authors_truncated:
             return True
         # Without the flag (refused in select), a full list result may have been cut.
-        return len(record.authorships) >= LIST_AUTHORSHIPS_MAX and "is_authors_truncated" in self._dropped.get("works", ())
+        return (len(record.authorships) >= LIST_AUTHORSHIPS_MAX
+                and "is_authors_truncated" in self._dropped.get("works", ()))
 
     def _complete(self, truncated: list[tuple[str, str | None]], extra: dict) -> Iterator[Fetched]:
         for work_id, arxiv_id in truncated:
