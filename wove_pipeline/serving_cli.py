@@ -17,10 +17,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
             if args.kind == "researcher":
                 route = serving.resolve_researcher(conn, args.key)
                 payload = None if route is None else serving.researcher_page(
-                    conn, route["researcher_id"], category=args.category, page=args.page)
-                if payload is not None:
-                    payload["requested_id"] = args.key
-                    payload["redirect"] = route["redirect"]  # the key is not the canonical slug
+                    conn, route["researcher_id"], category=args.category, page=args.page, requested=args.key)
             elif args.kind == "paper":
                 payload = serving.paper_page(conn, args.key, site_url=args.site_url)
             else:

@@ -139,9 +139,11 @@ def test_names_search_unavailable_until_tables_exist(corpus):
 
 
 def test_names_search_by_trigram_with_accents_folded(corpus):
-    corpus.execute("CREATE TABLE serving.researchers (researcher_id bigint PRIMARY KEY, display_name text NOT NULL)")
+    corpus.execute("CREATE TABLE serving.researchers (researcher_id bigint PRIMARY KEY, display_name text NOT NULL, "
+                   "papers_here integer, fields jsonb, institutions jsonb)")
     corpus.execute("CREATE TABLE serving.institutions (institution_id text PRIMARY KEY, display_name text NOT NULL, ror text)")
-    corpus.execute("INSERT INTO serving.researchers VALUES (1, 'José García'), (2, 'Peng Wang'), (3, 'Peng Wong'), (4, 'Anna Smith')")
+    corpus.execute("INSERT INTO serving.researchers (researcher_id, display_name) VALUES (1, 'José García'), "
+                   "(2, 'Peng Wang'), (3, 'Peng Wong'), (4, 'Anna Smith')")
     corpus.execute("INSERT INTO serving.institutions VALUES ('I1', 'Université Paris-Saclay', 'https://ror.org/03xjwb503'), "
                    "('I2', 'Tsinghua University', NULL)")
     corpus.commit()

@@ -7,6 +7,7 @@ stderr and a non-zero exit, never a traceback."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 
 import psycopg
@@ -240,3 +241,29 @@ def test_every_option_has_help_and_the_limits_show(monkeypatch, capsys):
     from importlib.metadata import version
 
     assert rc == 0 and out.strip() == f"wove {version('wove-pipeline')}"
+
+
+def test_researcher_payload_has_one_redirect_field(dbs, monkeypatch, capsys):
+    from wove_pipeline.sandbox.generator import SEED_PENG_WANG_ID
+
+    from .world_db import researcher_id
+
+    rid = researcher_id(SEED_PENG_WANG_ID)
+    for key, redirect in ((str(rid), True), (f"{rid}-peng-wang", False), (f"{rid}-old-name", True)):
+        rc, out, err = wove(monkeypatch, capsys, dbs["published"], "show", "researcher", key)
+        assert rc == 0, err
+        page = json.loads(out)
+        assert "redirected" not in page and page["redirect"] is redirect and page["requested_id"] == key, key
+
+
+def test_same_named_researchers_are_told_apart(dbs, monkeypatch, capsys):
+    rc, out, err = wove(monkeypatch, capsys, dbs["published"], "search", "--researchers", "Peng Wang", "--limit", "50")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert "papers · field · institution" in lines[0]
+    same = [line for line in lines[1:] if line.endswith("  Peng Wang")]
+    assert len(same) >= 3
+    extras = [line.split("  ")[3:] for line in same]  # the columns between similarity and the name
+    assert all(re.match(r"\d+ papers? · ", " ".join(e).strip()) for e in extras), extras
+    assert not re.search(r"\b1 papers", out)
+    assert len({" ".join(e) for e in extras}) > 1  # not all alike: something tells them apart

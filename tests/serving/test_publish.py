@@ -175,7 +175,10 @@ def test_route_resolution(small_published, small_world):
     with db.connect(small_published) as conn:
         assert serving.resolve_researcher(conn, "1") == {"researcher_id": rid, "slug": f"{rid}-peng-wang", "redirect": True}
         page = serving.researcher_page(conn, 1)
-        assert page["id"] == rid and page["redirected"] is True
+        assert page["id"] == rid and page["redirect"] is True and "redirected" not in page
+        page = serving.researcher_page(conn, rid, requested=f"{rid}-peng-wang")
+        assert page["redirect"] is False and page["requested_id"] == f"{rid}-peng-wang"
+        assert serving.researcher_page(conn, rid, requested=str(rid))["redirect"] is True  # not the slug
 
 
 def test_latest_feed_and_sitemap(small_published):

@@ -179,10 +179,21 @@ def _search_names(conn, table: str, id_column: str, extra_column: str | None, qu
     return [NameHit(r[0], r[1], float(r[2]), r[3]) for r in rows]
 
 
+# What tells same-named researchers apart in a list ("Yan Hu" four times at similarity 1.000):
+# papers here, the main field, the latest institution, e.g. "12 papers · cs.LG · Adobe Research".
+_RESEARCHER_EXTRA = (
+    "concat_ws(' · ', papers_here || CASE WHEN papers_here = 1 THEN ' paper' ELSE ' papers' END, "
+    "fields -> 0 ->> 'category', "
+    "(SELECT x ->> 'name' FROM jsonb_array_elements(institutions) AS x "
+    "ORDER BY (x ->> 'last_year')::int DESC NULLS LAST, (x ->> 'papers')::int DESC NULLS LAST LIMIT 1))"
+)
+
+
 def search_researchers(conn: psycopg.Connection, query: str, *, limit: int = 24) -> list[NameHit]:
-    """Researchers by name (trigram similarity, accents folded) from serving.researchers."""
+    """Researchers by name (trigram similarity, accents folded) from serving.researchers;
+    ``extra`` tells same-named ones apart (papers here, main field, latest institution)."""
     _require_table(conn, "serving.researchers", "researcher")
-    return _search_names(conn, "serving.researchers", "researcher_id", None, query, limit)
+    return _search_names(conn, "serving.researchers", "researcher_id", _RESEARCHER_EXTRA, query, limit)
 
 
 def search_institutions(conn: psycopg.Connection, query: str, *, limit: int = 24) -> list[NameHit]:

@@ -141,7 +141,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
                 fn = search.search_researchers if args.researchers else search.search_institutions
                 hits = fn(conn, args.query, limit=args.limit or 24)
                 rows = [(i + 1, h.id, f"{h.similarity:.3f}", h.extra or "", h.display_name) for i, h in enumerate(hits)]
-                _print_table(rows, ("#", "id", "similarity", "ror" if args.institutions else "", "name"))
+                _print_table(rows, ("#", "id", "similarity", "ror" if args.institutions else "papers · field · institution",
+                                   "name"))
             else:
                 embedder = None
                 if not args.lexical_only:

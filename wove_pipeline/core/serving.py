@@ -1023,8 +1023,10 @@ FROM r
 
 
 def researcher_page(conn: psycopg.Connection, researcher_id: int, *, category: str | None = None,
-                    page: int = 1, per_page: int = PER_PAGE) -> dict | None:
-    """The researcher page's payload (SEED.md), or None when the id is unknown."""
+                    page: int = 1, per_page: int = PER_PAGE, requested: str | None = None) -> dict | None:
+    """The researcher page's payload (SEED.md), or None when the id is unknown. ``redirect``
+    (as on the paper page): the request should redirect to ``url``, because the id is retired
+    (merged into another) or, given the ``requested`` route segment, it is not the canonical slug."""
     page = max(1, int(page))
     rows = db.fetch_all(conn, RESEARCHER_PAGE_SQL, {
         "id": int(researcher_id), "category": category, "limit": per_page, "offset": (page - 1) * per_page,
@@ -1036,8 +1038,8 @@ def researcher_page(conn: psycopg.Connection, researcher_id: int, *, category: s
     total = int(row["total"])
     return {
         "id": r["researcher_id"],
-        "requested_id": int(researcher_id),
-        "redirected": bool(r["redirected"]),
+        "requested_id": int(researcher_id) if requested is None else requested,
+        "redirect": bool(r["redirected"]) or (requested is not None and str(requested).strip() != r["slug"]),
         "display_name": r["display_name"],
         "slug": r["slug"],
         "url": f"/researchers/{r['slug']}",
