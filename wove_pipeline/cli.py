@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("wove_pipeline.core.matching.cli", "add_matching_commands"),
         ("wove_pipeline.core.search_cli", "add_search_commands"),
         ("wove_pipeline.serving_cli", "add_show_commands"),
+        ("wove_pipeline.serve", "add_serve_commands"),
         ("wove_pipeline.backup_cli", "add_backup_commands"),
     ):
         try:

@@ -29,6 +29,11 @@ MAX_LIMIT = 200
 # scan (hnsw.iterative_scan, set on the SQL functions) goes past ef_search to get them.
 EF_SEARCH = 64
 NAME_SIMILARITY_THRESHOLD = 0.2
+# The relevance floor of the site's paper search (`wove serve`): vector hits below this cosine
+# similarity to the query are dropped (lexical and title hits stay), so a nonsense query finds
+# nothing instead of 24 weak neighbours. Measured on the sandbox world with the default model
+# (bench/bench_relevance_floor.py, bench/RESULTS.md "Relevance floor").
+RELEVANCE_FLOOR = 0.3
 _CATEGORY = re.compile(r"^[A-Za-z][A-Za-z0-9.\-]{0,31}$")
 _ARXIV_ID = re.compile(r"^(\d{4}\.\d{4,5}|[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7})(v\d+)?$")
 
@@ -51,6 +56,7 @@ class PaperHit:
     title_rank: int | None
     primary_category: str
     published: dt.datetime
+    similarity: float | None = None  # cosine to the query vector, when it was a vector candidate
 
 
 @dataclass(frozen=True)
@@ -119,10 +125,15 @@ def search_papers(
     published_until: dt.date | None = None,
     limit: int = 24,
     ef_search: int = EF_SEARCH,
+    min_similarity: float | None = None,
 ) -> list[PaperHit]:
-    """Hybrid search (full text + vectors, RRF). With `embedder=None`, full text alone."""
+    """Hybrid search (full text + vectors, RRF). With `embedder=None`, full text alone.
+    ``min_similarity``: the relevance floor (vector hits below it are dropped; e.g.
+    RELEVANCE_FLOOR); None keeps every vector candidate."""
     text = clean_query(query)
     limit = _check_limit(limit)
+    if min_similarity is not None and not -1.0 <= float(min_similarity) <= 1.0:
+        raise SearchInputError("min_similarity must be between -1 and 1")
     cats = _check_categories(categories)
     if published_from and published_until and published_from > published_until:
         raise SearchInputError("the 'from' date is after the 'until' date")
@@ -134,9 +145,10 @@ def search_papers(
     with conn.transaction():
         conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(int(ef_search)),))
         rows = conn.execute(
-            "SELECT arxiv_id, title, score, lexical_rank, vector_rank, title_rank, primary_category, published "
-            "FROM serving.search_papers(%s, %s::vector, %s::text[], %s::date, %s::date, %s, %s)",
-            (text, vector, cats, published_from, published_until, limit, model),
+            "SELECT arxiv_id, title, score, lexical_rank, vector_rank, title_rank, primary_category, published, "
+            "similarity FROM serving.search_papers(%s, %s::vector, %s::text[], %s::date, %s::date, %s, %s, "
+            "%s::double precision)",
+            (text, vector, cats, published_from, published_until, limit, model, min_similarity),
         ).fetchall()
     return [PaperHit(*r) for r in rows]
 
@@ -165,12 +177,15 @@ def _search_names(conn, table: str, id_column: str, extra_column: str | None, qu
     text = clean_query(query)
     limit = _check_limit(limit)
     extra = f", {extra_column}" if extra_column else ", NULL"
-    # Identifiers are constants of this module; the query and limit are parameters.
+    # Identifiers are constants of this module; the query and limit are parameters. Accents are
+    # folded with public.unaccent itself (what wove.immutable_unaccent wraps): the read-only
+    # role (`wove serve`) has no USAGE on schema wove, and no index here needs the wrapper.
+    fold = "public.unaccent('public.unaccent'::regdictionary, {})"
+    name, q = fold.format("display_name"), fold.format("%(q)s")
     statement = (
-        f"SELECT {id_column}, display_name, "
-        "similarity(wove.immutable_unaccent(display_name), wove.immutable_unaccent(%(q)s)) AS sim"
+        f"SELECT {id_column}, display_name, similarity({name}, {q}) AS sim"
         f"{extra} FROM {table} "
-        "WHERE wove.immutable_unaccent(display_name) %% wove.immutable_unaccent(%(q)s) "
+        f"WHERE {name} %% {q} "
         "ORDER BY sim DESC, display_name, 1 LIMIT %(lim)s"
     )
     with conn.transaction():
