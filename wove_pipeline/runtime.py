@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +50,75 @@ def prepare_dagster_home() -> Path:
     return home
 
 
+def code_location_pools() -> set[str]:
+    """Every pool an asset or asset check of the code location declares (``pool=``)."""
+    from wove_pipeline.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    pools: set[str] = set()
+    for key in graph.get_all_asset_keys():
+        pools |= set(graph.get(key).pools or ())
+    for job in defs.resolve_all_job_defs():
+        pools |= {node.pool for node in job.graph.node_defs if getattr(node, "pool", None)}
+    return pools
+
+
+def initialize_pools(instance, pools: Iterable[str]) -> dict[str, int]:
+    """Give every pool its limit (dagster.yaml's ``concurrency.pools.default_limit``) before any
+    run claims a slot in it; returns pool -> limit.
+
+    Dagster otherwise creates a pool's limit row lazily, when the first step (or the run queue)
+    meets the pool: it INSERTs the row and, on a unique violation, UPDATEs it in the same
+    transaction. On PostgreSQL the violation has already aborted that transaction, so of two
+    runs that meet a new pool at the same moment one fails with ``InFailedSqlTransaction ...
+    UPDATE concurrency_limits`` (every fresh instance's first concurrent runs). The same path
+    runs, and fails, whenever default_limit changes. Rows written here, one process at a time
+    (a PostgreSQL advisory lock), leave runs nothing to initialise.
+    """
+    storage = instance.event_log_storage
+    if not storage.supports_global_concurrency_limits:
+        return {}
+    default = instance.global_op_concurrency_default_limit
+    if default is None:
+        return {}
+    with _instance_lock(instance):
+        have = {limit.name: limit for limit in storage.get_pool_limits()}
+        for pool in sorted(set(pools)):
+            current = have.get(pool)
+            if current is not None and (not current.from_default or current.limit == default):
+                continue  # set by hand (UI, `dagster instance concurrency set`), or already right
+            if current is not None:
+                storage.delete_concurrency_limit(pool)  # the default changed: a new row, not an UPDATE
+            storage.initialize_concurrency_limit_to_default(pool)
+        return {limit.name: limit.limit for limit in storage.get_pool_limits() if limit.name in set(pools)}
+
+
+@contextlib.contextmanager
+def _instance_lock(instance) -> Iterator[None]:
+    """A session advisory lock on the instance's PostgreSQL database (no-op on other storage)."""
+    url = os.environ.get("DAGSTER_PG_URL")
+    if not url or type(instance.event_log_storage).__name__ != "PostgresEventLogStorage":
+        yield
+        return
+    import psycopg
+
+    from wove_pipeline.core.db import advisory_lock
+
+    plain = "postgresql://" + url.split("://", 1)[1]
+    with psycopg.connect(plain, autocommit=True) as conn, conn.transaction():
+        advisory_lock(conn, "wove-dagster-pools")
+        yield
+
+
+def prepare_dagster_instance(pools: Iterable[str] | None = None) -> dict[str, int]:
+    """What a fresh instance needs before its first run: its storage schema (created by opening
+    it) and every pool's limit (see initialize_pools). Reads DAGSTER_HOME / DAGSTER_PG_URL."""
+    import dagster as dg
+
+    with dg.DagsterInstance.get() as instance:
+        return initialize_pools(instance, code_location_pools() if pools is None else pools)
+
+
 def start_sandbox(world, *, today=None, setup=None, fork: bool = False):
     """Serve the world on loopback. ``setup(server)`` configures the endpoints before they
     serve; ``fork`` serves from a child process (benchmarks: see ForkedSandbox)."""
@@ -78,7 +147,9 @@ def sandbox_env(server) -> dict[str, str]:
 
 
 def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None, sandbox_setup=None,
-             sandbox_fork: bool = False) -> Environment:
+             sandbox_fork: bool = False, dagster_instance: bool = True) -> Environment:
+    """Database, migrations, (sandbox), exported variables and, with ``dagster_instance``, the
+    Dagster instance prepared for concurrent runs (prepare_dagster_instance)."""
     urls, embedded = resolve_database_urls()
     migrate(urls.serving)
     # a forked sandbox holds the world in its own process: this one can let go of it
@@ -94,6 +165,12 @@ def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None, san
     exported["DAGSTER_HOME"] = str(prepare_dagster_home())
     os.environ.update(exported)
     env.exported = exported
+    if dagster_instance:
+        try:
+            prepare_dagster_instance()
+        except BaseException:
+            env.close()
+            raise
     return env
 
 
@@ -105,7 +182,7 @@ def serving_database_url() -> Iterator[str]:
     if url:
         yield url
         return
-    env = bring_up()
+    env = bring_up(dagster_instance=False)
     try:
         yield env.urls.serving
     finally:
