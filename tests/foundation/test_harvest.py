@@ -271,3 +271,48 @@ def test_a_stage_with_only_run_figures_names_them_run_totals(pipeline_env, small
         assert meta["run_row_count"] > 0 and meta["dagster/table_name"] == "wove.s2_papers"
     # a run of one day keeps the stage's own names: the row count is that day's
     assert one[days[0].isoformat()]["dagster/row_count"] > 0 and "run_row_count" not in one[days[0].isoformat()]
+
+
+def test_a_refused_request_fails_the_harvest_step_at_once_without_retries(tmp_path):
+    """arXiv answering 403 (say, a blocked client): the step fails with arXiv's words and the
+    step retry policy does not ask again (UpstreamRefused as dg.Failure(allow_retries=False))."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from wove_pipeline.assets.harvest import HARVEST_RETRY
+
+    assert HARVEST_RETRY.max_retries > 0  # the policy would retry any other failure
+    calls = []
+
+    class Refusing(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            calls.append(self.path)
+            body = b"Access denied: this client is blocked for not honouring the rate limit"
+            self.send_response(403)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = dg.materialize(
+            [arxiv_records], partition_key="2025-08-04", raise_on_error=False,
+            resources={"raw_store": RawStoreResource(root=str(tmp_path / "raw")),
+                       "arxiv": ArxivResource(base_url=f"http://127.0.0.1:{server.server_address[1]}/oai",
+                                              min_interval_s=0)})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not result.success
+    failures = [e for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+    assert [e.step_key for e in failures] == ["arxiv_records"]
+    assert "this client is blocked" in failures[0].step_failure_data.error.message
+    assert failures[0].step_failure_data.user_failure_data.metadata["status"].value == 403
+    retried = {dg.DagsterEventType.STEP_UP_FOR_RETRY, dg.DagsterEventType.STEP_RESTARTED}
+    assert not [e for e in result.all_events if e.event_type in retried]
+    assert len(calls) == 1  # asked once: no HTTP retry, no step retry

@@ -17,16 +17,14 @@ the asset names it in `upstream_fields_dropped` and fails its warning check
 """
 
 
-import contextlib
 import functools
 
 import dagster as dg
 
-from wove_pipeline.assets.harvest import BACKFILL, papers, partition_days
+from wove_pipeline.assets.harvest import BACKFILL, papers, partition_days, refusals_fail_fast as _refusals_fail_fast
 from wove_pipeline.assets.partition_metadata import run_totals
 from wove_pipeline.core import citation_refresh as cr
 from wove_pipeline.core import enrichment as en
-from wove_pipeline.core.http import UpstreamRefused
 from wove_pipeline.partitions import daily_partitions
 from wove_pipeline.resources import DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
@@ -50,20 +48,6 @@ def _fields_check_spec(asset: str) -> dg.AssetCheckSpec:
 def daily_fetch_asset(*, name: str, **kw):
     return dg.asset(name=name, partitions_def=daily_partitions, backfill_policy=BACKFILL, retry_policy=ENRICH_RETRY,
                     group_name=GROUP, code_version="1", check_specs=[_fields_check_spec(name)], **kw)
-
-
-@contextlib.contextmanager
-def _refusals_fail_fast():
-    """A refused request fails the step now, with the upstream's message, and is not retried
-    by the retry policy (asking again gets the same refusal)."""
-    try:
-        yield
-    except UpstreamRefused as exc:
-        raise dg.Failure(
-            description=f"the upstream refused the request (HTTP {exc.status}, not retried): {exc}",
-            metadata={"status": exc.status, "upstream_message": exc.upstream_message},
-            allow_retries=False,
-        ) from exc
 
 
 def _with_fields(context: dg.AssetExecutionContext, asset: str, meta: dict, client) -> dg.MaterializeResult:

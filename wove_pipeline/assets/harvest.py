@@ -1,19 +1,40 @@
-"""Harvest stage: arXiv OAI-PMH day -> raw Parquet (arxiv_records) -> wove.papers (papers)."""
+"""Harvest stage: arXiv OAI-PMH day -> raw Parquet (arxiv_records) -> wove.papers (papers).
+
+A request arXiv refuses (a 4xx other than 408/429: the HTTP layer's UpstreamRefused) fails
+the step at once with arXiv's message, as a `dg.Failure(allow_retries=False)` that the retry
+policy does not retry (the same request gets the same refusal), as in the enrichment stage.
+"""
 # (no `from __future__ import annotations` here: Dagster reads the context annotation at definition time)
 
 
+import contextlib
 import datetime as dt
 
 import dagster as dg
 
 from wove_pipeline.assets.partition_metadata import per_partition_result
 from wove_pipeline.core import papers_load
+from wove_pipeline.core.http import UpstreamRefused
 from wove_pipeline.partitions import daily_partitions
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 
 HARVEST_RETRY = dg.RetryPolicy(max_retries=3, delay=10, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
 # A month of days per run: backfills become tens of runs, not hundreds.
 BACKFILL = dg.BackfillPolicy.multi_run(max_partitions_per_run=31)
+
+
+@contextlib.contextmanager
+def refusals_fail_fast():
+    """A refused request fails the step now, with the upstream's message, and is not retried
+    by the retry policy (asking again gets the same refusal)."""
+    try:
+        yield
+    except UpstreamRefused as exc:
+        raise dg.Failure(
+            description=f"the upstream refused the request (HTTP {exc.status}, not retried): {exc}",
+            metadata={"status": exc.status, "upstream_message": exc.upstream_message},
+            allow_retries=False,
+        ) from exc
 
 
 def partition_days(context: dg.AssetExecutionContext) -> list[dt.date]:
@@ -38,7 +59,7 @@ def partition_days(context: dg.AssetExecutionContext) -> list[dt.date]:
 def arxiv_records(context: dg.AssetExecutionContext, arxiv: ArxivResource, raw_store: RawStoreResource):
     store = raw_store.store()
     by_day = {}
-    with arxiv.client() as client:
+    with refusals_fail_fast(), arxiv.client() as client:
         for day in partition_days(context):
             requests, retries = client.http.requests_sent, client.http.retries
             s = papers_load.harvest_day(client, store, day)
