@@ -11,7 +11,9 @@ import gc
 
 import dagster as dg
 
+from wove_pipeline import publish_gate
 from wove_pipeline.assets import checks, embeddings, enrichment, harvest, matching, serving
+from wove_pipeline.partitions import daily_partitions
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.embedder import EmbedderResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
@@ -47,11 +49,12 @@ daily_schedule = dg.build_schedule_from_partitioned_job(
     daily_job, hour_of_day=6, minute_of_hour=0,
     description="06:00 UTC: the daily_harvest job for the previous UTC day (its OAI datestamps are complete).",
 )
-# Publishing waits for the day's harvest and enrichment (a run of both fits well inside 2 h).
-publish_schedule = dg.ScheduleDefinition(
-    name="publish_daily", job=publish_job, cron_schedule="0 8 * * *", execution_timezone="UTC",
-    description="08:00 UTC: match, recompute metrics and publish what the 06:00 harvest brought.",
-)
+# Publishing follows the data, not a clock (publish_gate.py): a sensor requests the publish
+# job as soon as a run of daily assets succeeds and its days are complete; a failed day holds
+# every publish (and says so) until it is re-run; a 08:00 UTC schedule catches up on the rest.
+DAILY_KEYS = [key for asset in daily_assets for key in asset.keys]
+publish_when_day_lands, publish_held_on_failed_day, publish_schedule = publish_gate.build(
+    daily_job, publish_job, DAILY_KEYS, daily_partitions)
 
 # Daily assets carry a freshness policy; every asset gets its integrity checks.
 all_assets = checks.apply_freshness([*daily_assets, *global_assets, *enrichment.refresh_assets])
@@ -67,6 +70,7 @@ defs = dg.Definitions(
     asset_checks=checks.checks_for(all_assets),
     jobs=[daily_job, publish_job, enrichment.citation_refresh_job],
     schedules=[daily_schedule, publish_schedule, enrichment.citation_refresh_schedule],
+    sensors=[publish_when_day_lands, publish_held_on_failed_day],
     resources={
         "database": DatabaseResource(url=dg.EnvVar("WOVE_DATABASE_URL")),
         "raw_store": RawStoreResource(),
