@@ -25,7 +25,8 @@ def test_identical_evidence_merges_and_keeps_evidence():
     assert len(set(a.clusters.values())) == 1
     link = a.links["m1"]
     assert link.score > 0.9 and link.partner in ("m2", "m3")
-    assert link.evidence["coauthors"] > 0 and link.evidence["s2"] > 0 and "prior" in link.evidence
+    # the evidence is the learned model's log-odds contribution per feature (TreeSHAP)
+    assert link.evidence["coauthors_shared"] > 0 and link.evidence["s2_same"] > 0 and "bias" in link.evidence
 
 
 def test_two_different_orcids_never_merge():

@@ -55,7 +55,7 @@ def test_cli(capsys):
     parser = argparse.ArgumentParser(prog="wove")
     add_matching_commands(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["matching", "evaluate", "--sandbox", "--seed", "3"])
-    assert args.sandbox and args.seed == 3 and args.dir is None
+    assert args.sandbox and args.seed == 3 and args.dirs == []
     assert main(["matching", "evaluate"]) == 2
 
 

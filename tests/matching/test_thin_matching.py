@@ -33,9 +33,10 @@ def test_thin_matcher_beats_exact_name(thin_corpus):
     r = evaluate(mentions, gold, name="thin sandbox", methods=methods)
     print(format_report(r))
     m, ex = r.methods["matcher"], r.methods["exact normalized name"]
-    # measured (seed 7): matcher B3 P 0.948 R 0.728 F1 0.824; exact name P 0.740 R 0.889 F1 0.808
-    assert m["b3"].f1 > ex["b3"].f1 + 0.01
-    assert m["b3"].precision >= 0.93
+    # measured (seed 7), learned model: B3 P 0.841 R 0.835 F1 0.838 (the hand-set scorer before
+    # it: P 0.948 R 0.728 F1 0.824); exact name P 0.740 R 0.889 F1 0.808
+    assert m["b3"].f1 > ex["b3"].f1 + 0.02
+    assert m["b3"].precision > ex["b3"].precision + 0.05
 
 
 def test_name_frequency_rare_vs_common():

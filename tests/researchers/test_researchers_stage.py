@@ -284,3 +284,41 @@ def test_term_counts_are_kept_and_follow_the_text(env, world):
             assert by_paper[same].text_terms == kept[same]
             assert conn.execute("SELECT terms FROM wove.matching_text_terms WHERE arxiv_id = %s",
                                 (changed,)).fetchone()[0] == text_term_counts([new_text])[0]
+
+
+def test_a_surname_first_position_with_his_upstream_ids_joins_the_seed_peng_wang(env, world):
+    """A later paper prints him "Wang Peng" (surname first: another name block) with the same
+    S2 and OpenAlex author ids as his other papers: the daily run links it to his profile."""
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    match(url)
+    with psycopg.connect(url) as conn, conn.transaction():
+        rid = conn.execute("SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id='2508.06001' AND position=1"
+                           ).fetchone()[0]
+        s2, oa = conn.execute("SELECT s2_author_id, openalex_author_id FROM wove.authorships"
+                              " WHERE arxiv_id='2508.06001' AND position=1").fetchone()
+        assert s2 and oa
+        new_id = "2601.99999"
+        cols = [c for (c,) in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'wove' AND table_name = 'papers'"
+            " AND is_generated = 'NEVER' AND column_name NOT IN ('arxiv_id', 'slug') ORDER BY ordinal_position")]
+        conn.execute(f"INSERT INTO wove.papers (arxiv_id, slug, {', '.join(cols)})"
+                     f" SELECT %(new)s, %(new)s, {', '.join(cols)} FROM wove.papers WHERE arxiv_id = '2508.06001'",
+                     {"new": new_id})
+        conn.execute("""INSERT INTO wove.paper_authors (arxiv_id, position, keyname, forenames, suffix, affiliations)
+                        SELECT %(new)s, position, CASE WHEN position = 1 THEN 'Peng' ELSE keyname END,
+                               CASE WHEN position = 1 THEN 'Wang' ELSE forenames END, suffix, affiliations
+                        FROM wove.paper_authors WHERE arxiv_id = '2508.06001'""", {"new": new_id})
+        conn.execute("""INSERT INTO wove.authorships (arxiv_id, position, arxiv_name, s2_position, s2_author_id, s2_name,
+                               s2_confidence, openalex_position, openalex_author_id, openalex_name, openalex_confidence,
+                               orcid, institution_ids, raw_affiliations)
+                        SELECT %(new)s, position, arxiv_name, s2_position, s2_author_id, s2_name, s2_confidence,
+                               openalex_position, openalex_author_id, openalex_name, openalex_confidence, orcid,
+                               institution_ids, raw_affiliations
+                        FROM wove.authorships WHERE arxiv_id = '2508.06001'""", {"new": new_id})
+    run = match(url)
+    assert run.mode == "incremental" and run.new_mentions > 0
+    with psycopg.connect(url) as conn:
+        swapped = conn.execute("SELECT researcher_id, block FROM wove.researcher_mentions WHERE arxiv_id=%s AND position=1",
+                               (new_id,)).fetchone()
+    assert swapped == (rid, "w peng")

@@ -343,11 +343,19 @@ def _load_scoped(conn: psycopg.Connection, inputs: dict[str, str],
     # the positions of those researchers on other papers: every position of the touched
     # blocks (all are linked) and the researchers' positions elsewhere; not the papers'
     # other authors (only their names, for co-author keys)
+    # ... and the researchers that share an ORCID, or both upstream author ids, with a new
+    # position: identical ids may join a position to a profile of another name block
     positions = conn.execute("""
         WITH r AS (SELECT researcher_id FROM wove.researcher_mentions WHERE block = ANY(%(blocks)s)
-                   UNION SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%(seeds)s))
+                   UNION SELECT researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%(seeds)s)
+                   UNION SELECT researcher_id FROM wove.researchers
+                         WHERE orcid = ANY(%(orcids)s) OR (s2_author_ids && %(s2)s AND openalex_author_ids && %(oa)s))
         SELECT rm.arxiv_id, rm.position FROM wove.researcher_mentions rm JOIN r USING (researcher_id)
-        WHERE rm.arxiv_id <> ALL(%(seeds)s)""", {"blocks": sorted({m.block for m in mentions}), "seeds": seeds_sorted})
+        WHERE rm.arxiv_id <> ALL(%(seeds)s)""", {
+        "blocks": sorted({m.block for m in mentions}), "seeds": seeds_sorted,
+        "orcids": sorted({m.orcid for m in mentions if m.orcid}),
+        "s2": sorted({m.s2_author_id for m in mentions if m.s2_author_id and m.openalex_author_id}),
+        "oa": sorted({m.openalex_author_id for m in mentions if m.s2_author_id and m.openalex_author_id})})
     only = set(positions.fetchall())
     rest = sorted({arxiv_id for arxiv_id, _ in only})
     # the rest are not in `inputs`: their evidence is what their last match hashed

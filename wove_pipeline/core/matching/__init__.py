@@ -23,7 +23,7 @@ from .identity import IdentityResult, Redirect, assign_ids, resolve
 from .mentions import Mention, coauthor_key, normalize_orcid
 from .names import Name, block_key, make_name, names_compatible, normalize_text, parse_name
 from .overrides import Override, Overrides
-from .scoring import Weights
+from .model import PairModel
 
 __all__ = [
     "Assignment",
@@ -35,7 +35,7 @@ __all__ = [
     "Override",
     "Overrides",
     "Redirect",
-    "Weights",
+    "PairModel",
     "align_authorships",
     "assign_ids",
     "assign_incremental",

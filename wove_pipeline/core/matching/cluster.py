@@ -1,5 +1,8 @@
 """Blocking, constrained average-linkage clustering and newest-first incremental assignment.
 
+Pair probabilities come from the learned pair model (model.py, features.py); the threshold is
+the model's, chosen by cross-validation (train.py), and the same in both modes below.
+
 * **Blocking**: S2AND block key (first initial + surname key). Every block is scored as a
   dense matrix (vectorized; sparse products for co-authors, affiliations, text).
 * **Clustering** (``match_all``): average linkage on distance ``1 - p`` (S2AND, production
@@ -19,8 +22,13 @@
   a new profile (counted in ``stats``); below, a plain new profile. Later new mentions can
   join profiles opened earlier in the same run.
 
+* **Across blocks**: identical upstream ids (an ORCID, or both S2 and OpenAlex author ids)
+  join clusters of different blocks when the names are compatible ("Wang Peng" printed
+  surname-first is "Peng Wang"), unless a cannot-link forbids it.
+
 Every mention gets a ``Link`` with its score (mean probability to the rest of its cluster),
-its strongest partner and the evidence (log-odds contribution per feature) of that pair.
+its strongest partner and the evidence (the model's log-odds contribution per feature,
+TreeSHAP, plus "bias") of that pair.
 """
 
 from __future__ import annotations
@@ -34,26 +42,18 @@ from scipy.spatial.distance import squareform
 
 from .mentions import Mention
 from .overrides import Overrides
-from .scoring import (
-    BlockNames,
-    MatchData,
-    Weights,
-    block_names,
-    build_data,
-    combine_block_names,
-    score_pairs,
-    sigmoid,
-)
+from .model import PairModel, default_model, score_pairs
+from .scoring import BlockNames, MatchData, block_names, build_data, combine_block_names, sigmoid
 
 
 @dataclass
 class MatchConfig:
-    weights: Weights = field(default_factory=Weights)
-    threshold: float = 0.55  # link when mean pair probability >= threshold (average linkage cut at 1 - threshold)
-    unsure_low: float = 0.3  # incremental: [unsure_low, threshold) -> "not_sure", new profile
+    model: PairModel | None = None  # None: the trained model shipped in the package
+    threshold: float | None = None  # link when mean pair probability >= threshold; None: the model's (cross-validated)
+    unsure_low: float | None = None  # incremental: [unsure_low, threshold) -> "not_sure", new profile; None: the model's
     max_block: int = 2000  # blocks above this are sub-blocked
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
-    chunk_cells: int = 8_000_000  # max rows*cols scored at once in assignment
+    chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (19 float32 features a cell)
     workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)
 
 
@@ -144,10 +144,10 @@ def _constrained_average_linkage(P: np.ndarray, cannot: np.ndarray, must: np.nda
     return list(members.values())
 
 
-def _explain(data, bn, w, I, J) -> list[dict[str, float]]:
+def _explain(data, bn, model, I, J) -> list[dict[str, float]]:
     if len(I) == 0:
         return []
-    _, _, _, parts = score_pairs(data, np.asarray(I), np.asarray(J), bn, w, pairs=True, explain=True)
+    _, _, _, parts = score_pairs(data, np.asarray(I), np.asarray(J), bn, model, pairs=True, explain=True)
     names = list(parts)
     rows = np.round(np.stack([np.broadcast_to(parts[f], (len(I),)) for f in names], axis=1).astype(np.float64), 3)
     out = []
@@ -161,6 +161,9 @@ class _Run:
 
     def __init__(self, data: MatchData, overrides: Overrides | None, cfg: MatchConfig, first_label: int = 0):
         self.data, self.ov, self.cfg = data, overrides, cfg
+        self.model = cfg.model or default_model()
+        self.threshold = self.model.threshold if cfg.threshold is None else cfg.threshold
+        self.unsure_low = self.model.unsure_low if cfg.unsure_low is None else cfg.unsure_low
         self.labels = np.full(len(data), -1, dtype=np.int64)
         self.next_label = first_label
         self.links: dict[str, Link] = {}
@@ -174,20 +177,20 @@ class _Run:
     def cluster(self, idx: np.ndarray, bn: BlockNames, batch: np.ndarray | None = None) -> None:
         """Cluster ``idx``; ``batch`` (block number per mention) packs several small blocks
         into one call: pairs across blocks are cannot-links."""
-        d, w = self.data, self.cfg.weights
+        d, w = self.data, self.model
         if len(idx) == 1:
             i = int(idx[0])
             self.labels[i] = self.new_label()
             self.links[d.mentions[i].mention_id] = Link(d.mentions[i].mention_id, int(self.labels[i]), "singleton", None)
             self.stats["singleton"] += 1
             return
-        L, cannot, must, _ = score_pairs(d, idx, idx, bn, w)
+        L, cannot, must, _ = score_pairs(d, idx, idx, bn, w, symmetric=True)
         cannot, must = cannot.copy(), must.copy()
         if batch is not None:
             cannot |= batch[:, None] != batch[None, :]
         cannot, must = _override_matrices(d, idx, idx, self.ov, cannot, must)
         P = sigmoid(L)
-        groups = _constrained_average_linkage(P, cannot, must, self.cfg.threshold)
+        groups = _constrained_average_linkage(P, cannot, must, self.threshold)
         I, J, meta = [], [], []
         for g in groups:
             lab = self.new_label()
@@ -216,7 +219,7 @@ class _Run:
 
     # ---- newest-first assignment of `new` onto labelled `old` (same block)
     def assign(self, old: np.ndarray, new: np.ndarray, bn: BlockNames, *, count_as: str = "") -> None:
-        d, cfg, w = self.data, self.cfg, self.cfg.weights
+        d, cfg, w = self.data, self.cfg, self.model
         if len(new) == 0:
             return
         pool = np.concatenate([old, new]).astype(np.int64)
@@ -254,9 +257,9 @@ class _Run:
                     elif len(viable):
                         k = int(viable[np.argmax(mean[viable])])
                         score = float(mean[k])
-                        if score >= cfg.threshold:
+                        if score >= self.threshold:
                             outcome, best_lab = "linked", int(uniq[k])
-                        elif score >= cfg.unsure_low:
+                        elif score >= self.unsure_low:
                             outcome = "not_sure"
                     if best_lab >= 0:
                         inside = assigned[labs == best_lab]
@@ -351,6 +354,60 @@ def _apply_cross_block_links(clusters: dict[str, int], mentions_by_id: dict[str,
         for m in mb if drop == lb else ma:
             clusters[m] = keep
         stats["force_link_cross_block"] += 1
+
+
+def _join_by_upstream_ids(clusters: dict[str, int], mentions_by_id: dict[str, Mention], overrides: Overrides | None,
+                          stats, only: set[str] | None = None) -> None:
+    """Join clusters of different name blocks that share an ORCID, or both an S2 and an
+    OpenAlex author id, when their names are compatible ("Wang Peng" printed surname-first
+    is "Peng Wang"). Refused where a cannot-link would land in one cluster (two ORCIDs, two
+    positions of one paper, a forced split). ``only`` (an incremental run's new mentions):
+    a cluster of new mentions only may join another; two clusters that both hold earlier
+    mentions stay apart (earlier mentions never move; a full re-match revisits them)."""
+    from .names import names_compatible
+
+    by_key: dict[tuple, list[str]] = defaultdict(list)
+    for mid, m in mentions_by_id.items():
+        if mid not in clusters:
+            continue
+        if m.orcid:
+            by_key[("orcid", m.orcid)].append(mid)
+        if m.s2_author_id and m.openalex_author_id:
+            by_key[("s2+oa", m.s2_author_id, m.openalex_author_id)].append(mid)
+    members: dict[int, list[str]] | None = None
+    splits = overrides.split_set() if overrides else set()
+    for key in sorted(by_key):
+        mids = by_key[key]
+        if len({clusters[m] for m in mids}) < 2 or len({mentions_by_id[m].block for m in mids}) < 2:
+            continue
+        if members is None:
+            members = defaultdict(list)
+            for m, c in clusters.items():
+                members[c].append(m)
+        anchor = mids[0]
+        for other in mids[1:]:
+            la, lb = clusters[anchor], clusters[other]
+            if la == lb or mentions_by_id[anchor].block == mentions_by_id[other].block:
+                continue
+            keep, drop = min(la, lb), max(la, lb)
+            if only is not None:
+                fresh_a, fresh_b = set(members[la]) <= only, set(members[lb]) <= only
+                if not (fresh_a or fresh_b):
+                    continue
+                keep, drop = (lb, la) if fresh_a and not fresh_b else (la, lb) if fresh_b and not fresh_a else (keep, drop)
+            if not names_compatible(mentions_by_id[anchor].name, mentions_by_id[other].name):
+                continue
+            ma, mb = members[la], members[lb]
+            orcids = {mentions_by_id[m].orcid for m in ma + mb if m in mentions_by_id and mentions_by_id[m].orcid}
+            papers_a = {mentions_by_id[m].paper_id for m in ma if m in mentions_by_id}
+            if len(orcids) > 1 or any(mentions_by_id[m].paper_id in papers_a for m in mb if m in mentions_by_id) or any(
+                    (x, y) in splits or (y, x) in splits for x in ma for y in mb):
+                stats["id_join_refused"] += 1
+                continue
+            for m in members.pop(drop):
+                clusters[m] = keep
+                members[keep].append(m)
+            stats["id_join_cross_block"] += 1
 
 
 def _plan(blocks: list[np.ndarray], cfg: MatchConfig) -> list[list[np.ndarray]]:
@@ -550,7 +607,9 @@ def match_all(
     run = _Run(data, overrides, cfg)
     _run_blocks(run, _group_blocks(data))
     clusters = {m.mention_id: int(l) for m, l in zip(mentions, run.labels)}
-    _apply_cross_block_links(clusters, {m.mention_id: m for m in mentions}, overrides, run.stats)
+    by_id = {m.mention_id: m for m in mentions}
+    _join_by_upstream_ids(clusters, by_id, overrides, run.stats)
+    _apply_cross_block_links(clusters, by_id, overrides, run.stats)
     for mid, c in clusters.items():
         run.links[mid].cluster = c
     return Assignment(clusters, run.links, dict(run.stats))
@@ -569,7 +628,9 @@ def assign_incremental(
     previous ``Assignment``. ``existing_mentions`` needs only the mentions of the blocks the
     new mentions fall in (the pipeline loads those by block key); clusters elsewhere are
     carried over untouched. New profiles get labels above the largest existing label.
-    Existing mentions never move (re-cluster a block with ``match_all`` to revisit them).
+    Existing mentions never move (re-cluster a block with ``match_all`` to revisit them); a
+    new mention's profile may join an existing one of another block through identical
+    upstream ids (``_join_by_upstream_ids``).
     """
     cfg = config or MatchConfig()
     prev_links = existing.links if isinstance(existing, Assignment) else {}
@@ -621,7 +682,10 @@ def assign_incremental(
     for m, l in zip(new_mentions, run.labels[n_old:]):
         clusters[m.mention_id] = int(l)
     links.update({mid: run.links[mid] for mid in (m.mention_id for m in new_mentions)})
-    _apply_cross_block_links(clusters, {m.mention_id: m for m in old + new_mentions}, overrides, run.stats)
+    by_id = {m.mention_id: m for m in existing_mentions if m.mention_id in prev}
+    by_id.update((m.mention_id, m) for m in new_mentions)
+    _join_by_upstream_ids(clusters, by_id, overrides, run.stats, only={m.mention_id for m in new_mentions})
+    _apply_cross_block_links(clusters, by_id, overrides, run.stats)
     for mid, c in clusters.items():
         if links[mid].cluster != c:
             links[mid].cluster = c

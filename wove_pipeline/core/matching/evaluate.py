@@ -298,3 +298,62 @@ def evaluate_s2and_dir(directory: str, *, thin: bool = False, **kw) -> EvalResul
     if thin:
         mentions, name = thin_mentions(mentions), name + " (thin: names + affiliations + positions)"
     return evaluate(mentions, gold, name=name, **kw)
+
+
+# --------------------------------------------------------------------------- several sets
+
+
+def baseline_one_per_block(mentions: list[Mention]) -> dict[str, str]:
+    """Every mention of a name block is one person."""
+    return {m.mention_id: "b:" + m.block for m in mentions}
+
+
+@dataclass
+class SetScore:
+    name: str
+    mentions: int
+    people: int
+    matcher: PRF
+    exact_name: PRF
+    one_per_block: PRF
+    clusters: int
+    incremental: tuple[float, float] | None = None  # (batch B3 F1, newest 10% assigned incrementally)
+
+
+def score_set(name: str, mentions: list[Mention], gold: dict, config: MatchConfig | None = None) -> SetScore:
+    pred = match_all(mentions, config=config).clusters
+    return SetScore(name, len(gold), len(set(gold.values())), b3(pred, gold), b3(baseline_exact_name(mentions), gold),
+                    b3(baseline_one_per_block(mentions), gold), len({pred[m] for m in gold if m in pred}))
+
+
+def format_sets(scores: list[SetScore], title: str) -> str:
+    """One line per set (matcher P/R/F1 beside both baselines' F1), then the mean."""
+    lines = [title, "",
+             "| set | mentions | people | matcher B3 P | R | **F1** | exact name F1 | one per block F1 | better baseline + 0.02 | clusters |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in scores:
+        bar = max(s.exact_name.f1, s.one_per_block.f1) + 0.02
+        lines.append(f"| {s.name} | {s.mentions:,} | {s.people:,} | {s.matcher.precision:.3f} | {s.matcher.recall:.3f} | "
+                     f"**{s.matcher.f1:.3f}** | {s.exact_name.f1:.3f} | {s.one_per_block.f1:.3f} | "
+                     f"{bar:.3f} {'met' if s.matcher.f1 >= bar else 'not met'} | {s.clusters:,} |")
+    if scores:
+        mean = lambda f: sum(f(s) for s in scores) / len(scores)  # noqa: E731
+        lines.append(f"| **mean of {len(scores)}** | {sum(s.mentions for s in scores):,} | {sum(s.people for s in scores):,} | "
+                     f"{mean(lambda s: s.matcher.precision):.3f} | {mean(lambda s: s.matcher.recall):.3f} | "
+                     f"**{mean(lambda s: s.matcher.f1):.3f}** | {mean(lambda s: s.exact_name.f1):.3f} | "
+                     f"{mean(lambda s: s.one_per_block.f1):.3f} | | |")
+    return "\n".join(lines)
+
+
+def incremental_gap(mentions: list[Mention], gold: dict, config: MatchConfig | None = None, share: float = 0.1) -> tuple[float, float]:
+    """B3 F1 of matching everything at once, and of matching the oldest 90% at once and then
+    assigning the newest 10% (by year, then paper) one by one, newest first."""
+    from .cluster import assign_incremental
+
+    order = sorted(mentions, key=lambda m: (m.year or 0, m.paper_id, m.position))
+    cut = int(round(len(order) * (1 - share)))
+    old, new = order[:cut], order[cut:]
+    batch = b3(match_all(mentions, config=config).clusters, gold).f1
+    base = match_all(old, config=config)
+    inc = assign_incremental(old, base, new, config=config)
+    return batch, b3(inc.clusters, gold).f1

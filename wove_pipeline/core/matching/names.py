@@ -14,6 +14,8 @@ Follows S2AND (``s2and/text.py``) and the OpenAlex V3 notebooks, summarised in
   CJK romanised given names "Xiao-Ming", "Xiaoming" and "Xiao Ming" all share the joined
   form ``xiaoming`` and are compatible, while "Xiao" and "Xiaoming" are not.
 * ``block_key`` = first initial + " " + surname key (S2AND's block).
+* nickname / variant given names: a short hand-made list plus S2AND's 20k real pairs
+  (``name_data/name_tuples.txt``, CC BY 4.0).
 
 ``names_compatible`` gives the hard "could be the same person" rule used as a cannot-link
 constraint; ``name_evidence`` grades compatible pairs for the scorer.
@@ -59,7 +61,17 @@ dima:dmitry dima:dmitri kolya:nikolai vova:vladimir volodymyr:vladimir sergey:se
 dmitry:dmitri dmitriy:dmitry alexey:aleksei yuri:yury yuriy:yury
 """.split()
 NICKNAMES: dict[str, set[str]] = {}
-for _p in _NICK_PAIRS:
+
+def _name_tuples() -> list[str]:
+    """S2AND's given-name variant pairs (name_data/name_tuples.txt, CC BY 4.0, see its README)."""
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "name_data", "name_tuples.txt")
+    with open(path, encoding="utf-8") as f:
+        return [line.strip().replace(",", ":") for line in f if "," in line]
+
+
+for _p in _NICK_PAIRS + _name_tuples():
     _a, _b = _p.split(":")
     NICKNAMES.setdefault(_a, set()).add(_b)
     NICKNAMES.setdefault(_b, set()).add(_a)

@@ -1,61 +1,15 @@
-"""Pairwise evidence and the hand-set log-odds score.
+"""The evidence of a list of mentions, column by column, for the pair features.
 
-Each piece of evidence adds a log-odds contribution; the pair probability is
-``sigmoid(sum)``. The weights are set by hand from what each signal means on real data
-(research/author-matching.md), not fitted to the sandbox generator:
-
-* **prior from name ambiguity** (S2AND's most important features are name counts):
-  ``log(K) - log(ambiguity)`` where ambiguity is the number of mentions in the block whose
-  name is compatible with the pair's names (the larger of the two) and K (=5) is a
-  typical number of mentions per person. A rare name with no other evidence merges; a
-  "Peng Wang" needs several pieces of evidence.
-* **name grade**: equal full given names +1.0, equal middle names on both sides +1.0,
-  initials-only / nickname / middle on one side -0.3. Incompatible names never link.
-* **full-name frequency** (corpus-internal stand-in for S2AND's name counts), full-exact
-  name pairs only: ``-ln(5 * lambda)`` clipped to [-2, +2], lambda = expected number of
-  other people with that full name = D(surname) * F(first) / N over distinct full names
-  (``name_frequency``). A rare full name ("Piotr Yilmaz") agreeing is strong, "Peng Wang"
-  is weak. This carries most of the gain on thin input (names + affiliations only). The
-  factor 5 stands for D and F counting distinct *names*, which under-counts people.
-* **ORCID**: equal +10 (and must-link when names are compatible); different -> cannot-link.
-* **same paper**: two mentions on one paper at different positions -> cannot-link.
-* **S2 / OpenAlex author ids**: equal +3.5 / +3.0 (strong, but both upstreams merge
-  common-name people), both present and different -1.5 / -1.2 (upstreams also split one
-  person: OpenAlex's splinter rate is high, so its "different" counts less); when one
-  upstream says "same" and the other "different", a further -1.0 (one of them merged or
-  split). Scaled by the id's alignment confidence when known.
-* **e-mail** (S2AND data): equal +4.0, different -0.5.
-* **co-authors** (shared co-author block keys, self excluded): 1 -> +3.0, 2 -> +5.0,
-  3+ -> +6.0; both have co-authors and share none -> -0.5. Shared co-authors are the
-  strongest non-id signal in every AND study.
-
-Principle: *missing* evidence is neutral, *present but disagreeing* evidence is negative.
-That lets the name prior be generous enough for thin input (names + affiliations only)
-while full-evidence pairs that share nothing are still held apart.
-* **affiliations**: TF-IDF cosine of affiliation strings, +3.0 x cos; both present and
-  no overlap (cos < 0.05) -0.5 (people move, so the penalty is small).
-* **institution ids**: shared +2.0, both present and disjoint -1.0.
-* **categories / fields**: +1.5 x cos - 0.75 when both present (primary weighs double).
-* **text** (title + abstract TF-IDF, computed over the corpus): 3 x (cos - 0.1), clipped
-  to [-1.0, +1.5] (topic overlap is common between namesakes in one field).
-* **venue**: +1.0 x token cosine.
-* **year gap**: -0.08 per year, at most -1.5.
-
-Missing evidence contributes 0: with only names, affiliations and positions (S2AND input
-without papers.json) the score is prior + name grade + affiliation (+ e-mail, + sourced
-ids), which is exactly the evidence left.
-
-How the numbers were checked: per-feature log-likelihood ratios of same- vs
-different-person pairs inside blocks were read off a sandbox world of another seed (11,
-not the default 7) only to catch wrong signs and orders of magnitude (co-authors were
-raised, text lowered, a "different upstream id" penalty and the id-conflict term added).
-The sandbox's institution and category signals are far cleaner than real data (people
-rarely move there), so those weights stay well below the sandbox ratios on purpose.
+``build_data`` turns mentions into arrays and sparse matrices once per run (name variants,
+upstream ids, co-author blocks, TF-IDF of affiliations, venues and texts, categories with the
+primary weighing double); ``block_names`` tabulates the name relations inside one block.
+``features.pair_features`` reads these per pair, and the learned model (model.py) turns the
+features into a probability. Affiliation strings gain the acronyms of their parts, so
+"Massachusetts Institute of Technology" meets "MIT".
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -63,39 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
 
+from . import name_prior
 from .mentions import Mention, normalize_orcid
 from .names import Name, name_evidence, normalize_text
-
-
-@dataclass
-class Weights:
-    prior_k: float = 5.0
-    name_full_exact: float = 1.0
-    name_middle_equal: float = 1.0
-    name_weak: float = -0.3  # initials only, nickname, middle on one side
-    rarity_c: float = 5.0  # full-name frequency prior: log-odds -ln(rarity_c * lambda) ...
-    rarity_clip: tuple[float, float] = (-2.0, 2.0)  # ... clipped, for full-exact name pairs
-    orcid_equal: float = 10.0
-    s2_equal: float = 3.5
-    s2_diff: float = -1.5
-    oa_equal: float = 3.0
-    oa_diff: float = -1.2
-    id_conflict: float = -1.0  # one upstream says same, the other says different
-    email_equal: float = 4.0
-    email_diff: float = -0.5
-    coauthor: tuple[float, float, float] = (3.0, 5.0, 6.0)
-    coauthor_none: float = -0.5  # both have co-authors, none shared
-    affiliation: float = 3.0
-    affiliation_none: float = -0.5
-    institution_shared: float = 2.0
-    institution_disjoint: float = -1.0
-    category: float = 1.5
-    text: float = 3.0
-    text_center: float = 0.1
-    text_clip: tuple[float, float] = (-1.0, 1.5)
-    venue: float = 1.0
-    year_per: float = -0.08
-    year_min: float = -1.5
 
 
 AFFIL_STOP = frozenset(
@@ -260,8 +184,14 @@ class MatchData:
     has_cats: np.ndarray
     has_text: np.ndarray
     has_venue: np.ndarray
+    n_coauthors: np.ndarray  # co-author keys per mention
+    n_authors: np.ndarray  # authors of the mention's paper (NaN unknown)
+    has_middle: np.ndarray  # per variant: prints more than one given name
+    first_length: np.ndarray  # per variant: letters of the first given name (1 = initial)
+    name_lambda: np.ndarray  # per variant: expected other people with this full name (corpus counts)
+    surname_variety: np.ndarray  # per variant: real bylines' distinct first names with the surname (log1p; name_prior.py)
+    first_name_variety: np.ndarray  # per variant: real bylines' distinct surnames with the first name / initial (log1p)
     index: dict[str, int] = field(default_factory=dict)
-    name_lambda: np.ndarray | None = None  # per variant: expected other people with this full name
 
     def __len__(self) -> int:
         return len(self.mentions)
@@ -303,7 +233,14 @@ def build_data(mentions: list[Mention]) -> MatchData:
             terms.append(m.text_terms)
         paper_row[i] = r
     text = _text_tfidf(texts, terms)
+    surname_variety, first_name_variety = name_prior.name_parts(variants)
     return MatchData(
+        surname_variety=surname_variety,
+        first_name_variety=first_name_variety,
+        n_coauthors=np.diff(coauth.indptr).astype(np.float32),
+        n_authors=np.array([float(m.n_authors) if m.n_authors else np.nan for m in mentions], dtype=np.float32),
+        has_middle=np.array([len(n.given) > 1 for n in variants], dtype=bool),
+        first_length=np.array([len(n.first) if n.given else 0 for n in variants], dtype=np.float32),
         name_lambda=name_frequency(variants),
         mentions=mentions,
         names=names,
@@ -401,12 +338,18 @@ class BlockNames:
     grade: np.ndarray  # int8 (v x v)
     middle_eq: np.ndarray  # bool (v x v): both carry middle names and they agree
     amb: np.ndarray  # float (v,) ambiguity count per local variant
+    first_names: np.ndarray  # float (v,): distinct full first names printed in the variant's block
 
 
 def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
     gv = data.variant[idx]
     uniq, counts = np.unique(gv, return_counts=True)
     v = len(uniq)
+    # how many people could hide behind the block's initials: distinct full first names in
+    # it (one "Richard" in "r binzel"; hundreds in "j wang"), counting names, not mentions,
+    # so a prolific author does not make his own name look crowded
+    firsts = np.full(v, float(len({data.variants[g].first for g in uniq if not data.variants[g].first_is_initial
+                                   and data.variants[g].given})))
     if v == 1:
         n = data.variants[int(uniq[0])]
         g = _GRADE_CODES[name_evidence(n, n)]
@@ -418,6 +361,7 @@ def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
             np.array([[g]], dtype=np.int8),
             np.array([[me]]),
             np.array([float(counts[0]) if g > 0 else 1.0]),
+            firsts,
         )
     grade = np.zeros((v, v), dtype=np.int8)
     middle = np.zeros((v, v), dtype=bool)
@@ -440,7 +384,7 @@ def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
                 middle[a, b] = middle[b, a] = me
     compat = grade > 0
     amb = compat.astype(np.float64) @ counts.astype(np.float64)
-    return BlockNames(uniq, compat, grade, middle, amb)
+    return BlockNames(uniq, compat, grade, middle, amb, firsts)
 
 
 
@@ -462,123 +406,8 @@ def combine_block_names(parts: list[BlockNames]) -> BlockNames:
         o += k
     order = np.argsort(uniq, kind="stable")
     ix = np.ix_(order, order)
-    return BlockNames(uniq[order], compat[ix], grade[ix], middle[ix], np.concatenate([p.amb for p in parts])[order])
-
-
-def score_pairs(
-    data: MatchData,
-    rows: np.ndarray,
-    cols: np.ndarray,
-    bn: BlockNames,
-    w: Weights,
-    *,
-    pairs: bool = False,
-    explain: bool = False,
-):
-    """Log-odds for rows x cols (or aligned pairs). Returns (logit, cannot, must, parts).
-
-    ``parts`` is a dict feature -> contribution array when ``explain`` is set.
-    """
-    P = _Pairing(rows, cols, pairs)
-    parts: dict[str, np.ndarray] = {}
-
-    def add(name, val):
-        nonlocal total
-        total = total + val
-        if explain:
-            parts[name] = val
-
-    lr = np.searchsorted(bn.uniq, data.variant[rows])
-    lc = np.searchsorted(bn.uniq, data.variant[cols])
-    if pairs:
-        grade = bn.grade[lr, lc]
-        middle = bn.middle_eq[lr, lc]
-        amb = np.maximum(bn.amb[lr], bn.amb[lc])
-    else:
-        grade = bn.grade[np.ix_(lr, lc)]
-        middle = bn.middle_eq[np.ix_(lr, lc)]
-        amb = np.maximum(bn.amb[lr][:, None], bn.amb[lc][None, :])
-    total = np.float32(0.0)
-    add("prior", (math.log(w.prior_k) - np.log(np.maximum(amb, 1.0))).astype(np.float32))
-    name = np.where(grade == 4, w.name_full_exact, np.where(grade > 0, w.name_weak, 0.0))
-    name = name + np.where(middle, w.name_middle_equal, 0.0)
-    add("name", name.astype(np.float32))
-    if data.name_lambda is not None and w.rarity_c > 0:
-        la, lb = P.take(data.name_lambda[data.variant])
-        lam = np.fmax(la, lb)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.clip(-np.log(w.rarity_c * lam), *w.rarity_clip)
-        add("name_rarity", np.where((grade == 4) & np.isfinite(r), r, 0.0).astype(np.float32))
-    cannot = grade == 0
-
-    a, b = P.take(data.orcid)
-    both = (a >= 0) & (b >= 0)
-    o_eq = both & (a == b)
-    add("orcid", np.where(o_eq, w.orcid_equal, 0.0).astype(np.float32))
-    cannot = cannot | (both & (a != b))
-    # two authors of one paper (different positions) are two people
-    pa, pb = P.take(data.paper_row)
-    qa, qb = P.take(data.position)
-    cannot = cannot | ((pa == pb) & (qa != qb))
-    must = o_eq & ~cannot
-
-    ca, cb = P.take(data.id_conf)
-    conf = np.minimum(ca, cb)
-    eqs, dfs = [], []
-    for key, arr, eq_w, df_w in (("s2", data.s2, w.s2_equal, w.s2_diff), ("openalex", data.oa, w.oa_equal, w.oa_diff)):
-        a, b = P.take(arr)
-        both = (a >= 0) & (b >= 0)
-        eqs.append(both & (a == b))
-        dfs.append(both & (a != b))
-        add(key, (np.where(both & (a == b), eq_w, np.where(both, df_w, 0.0)) * conf).astype(np.float32))
-    conflict = (eqs[0] & dfs[1]) | (eqs[1] & dfs[0])
-    if np.any(conflict):
-        add("id_conflict", np.where(conflict, w.id_conflict, 0.0).astype(np.float32))
-
-    a, b = P.take(data.email)
-    both = (a >= 0) & (b >= 0)
-    if np.any(both):
-        add("email", np.where(both & (a == b), w.email_equal, np.where(both, w.email_diff, 0.0)).astype(np.float32))
-
-    if data.coauthors.nnz:
-        co = P.sim(data.coauthors)
-        c1, c2, c3 = w.coauthor
-        ha, hb = P.take(data.has_coauthors)
-        v = np.select([co >= 3, co >= 2, co >= 1, ha & hb], [c3, c2, c1, w.coauthor_none], 0.0)
-        add("coauthors", v.astype(np.float32))
-
-    if data.affil.nnz:
-        cos = P.sim(data.affil)
-        ha, hb = P.take(data.has_affil)
-        v = w.affiliation * cos + np.where(ha & hb & (cos < 0.05), w.affiliation_none, 0.0)
-        add("affiliation", v.astype(np.float32))
-
-    if data.inst.nnz:
-        sh = P.sim(data.inst)
-        ha, hb = P.take(data.has_inst)
-        v = np.where(sh > 0, w.institution_shared, np.where(ha & hb, w.institution_disjoint, 0.0))
-        add("institution", v.astype(np.float32))
-
-    if data.cats.nnz:
-        cos = P.sim(data.cats)
-        ha, hb = P.take(data.has_cats)
-        add("categories", np.where(ha & hb, w.category * cos - w.category / 2, 0.0).astype(np.float32))
-
-    if data.text.nnz:
-        cos = P.sim(data.text, data.paper_row)
-        ha, hb = P.take(data.has_text)
-        v = np.clip(w.text * (cos - w.text_center), *w.text_clip)
-        add("text", np.where(ha & hb, v, 0.0).astype(np.float32))
-
-    if data.venue.nnz:
-        add("venue", (w.venue * P.sim(data.venue)).astype(np.float32))
-
-    a, b = P.take(data.year)
-    gap = np.abs(a - b)
-    add("year", np.nan_to_num(np.maximum(w.year_per * gap, w.year_min), nan=0.0).astype(np.float32))
-
-    total = np.broadcast_to(total, cannot.shape).astype(np.float32) if np.ndim(total) == 0 else total
-    return total, cannot, must, parts
+    return BlockNames(uniq[order], compat[ix], grade[ix], middle[ix], np.concatenate([p.amb for p in parts])[order],
+                      np.concatenate([p.first_names for p in parts])[order])
 
 
 def sigmoid(x):

@@ -1,0 +1,73 @@
+"""Author-matching quality on real labelled authors and on the sandbox world, side by side.
+
+    .venv/bin/python -m bench.bench_matching_quality [--dev ../shared/matching-real] [--no-write]
+
+Real data: every set of ``--dev`` scored by a model trained without it (leave one set out,
+as ``wove matching evaluate DIR... --leave-one-out``), at the shipped model's threshold,
+beside the two baselines, S2AND's production model on the same files and the issue's bars;
+the newest 10% of each set assigned incrementally after the rest, against batch. Sandbox:
+the default world (seed 7) with the shipped model (trained on seed 11, never on seed 7).
+Writes the "Author matching quality" section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from wove_pipeline.core.matching.evaluate import b3, baseline_exact_name, baseline_one_per_block, format_sets
+from wove_pipeline.core.matching.quality import leave_one_out_scores, shipped_threshold
+from wove_pipeline.core.matching.train import dev_dirs
+
+# S2AND v1.21 production model on these files (../shared/matching-real/README.md) and the bars of the issue
+S2AND = {"ads": 0.914, "aminer110": 0.736, "pubmed_sanyal": 0.868, "medline_pairs": 0.955, "acl_blocks": 0.747, "acl_homonyms": 0.580}
+BARS = {"ads": 0.93, "aminer110": 0.85, "pubmed_sanyal": 0.90, "medline_pairs": 0.96, "acl_blocks": 0.90, "acl_homonyms": 0.75}
+
+
+def sandbox_figures(seed: int = 7) -> str:
+    from wove_pipeline.core.matching import match_all
+    from wove_pipeline.core.matching.sandbox_eval import world_mentions
+    from wove_pipeline.sandbox.generator import generate_world
+
+    mentions, gold = world_mentions(generate_world(seed=seed, papers_per_day=250, days=10))
+    rows = [("matcher (shipped model)", b3(match_all(mentions).clusters, gold)),
+            ("exact normalized name", b3(baseline_exact_name(mentions), gold)),
+            ("one cluster per block", b3(baseline_one_per_block(mentions), gold))]
+    lines = [f"Sandbox default world (seed {seed}, 250 papers/day x 10 days, {len(gold):,} mentions, "
+             f"{len(set(gold.values())):,} people; bar B3 F1 >= 0.98):", "",
+             "| method | B3 P | B3 R | B3 F1 |", "|---|---:|---:|---:|"]
+    lines += [f"| {name} | {r.precision:.4f} | {r.recall:.4f} | {r.f1:.4f} |" for name, r in rows]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dev", default=os.path.join("..", "shared", "matching-real"))
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    scores = leave_one_out_scores(dev_dirs(args.dev), incremental=True)
+    body = [f"Shipped threshold {shipped_threshold()} (chosen by leave-one-set-out cross-validation in "
+            "`wove matching train`). Each set is scored by a model trained on the other five and the sandbox "
+            "world (seed 11).", "", format_sets(scores, "Leave one set out, B3:"), "",
+            "| set | held-out F1 | S2AND on these files | bar | bar met | B3 P >= 0.93 | batch F1 | newest 10% incremental F1 | gap (bar <= 0.005) |",
+            "|---|---:|---:|---:|---|---|---:|---:|---:|"]
+    for s in scores:
+        batch, inc = s.incremental
+        bar = max(BARS.get(s.name, 0.0), max(s.exact_name.f1, s.one_per_block.f1) + 0.02)
+        body.append(f"| {s.name} | {s.matcher.f1:.3f} | {S2AND.get(s.name, float('nan')):.3f} | {bar:.3f} | "
+                    f"{'yes' if s.matcher.f1 >= bar else 'no'} | {'yes' if s.matcher.precision >= 0.93 else 'no'} | "
+                    f"{batch:.4f} | {inc:.4f} | {batch - inc:+.4f} |")
+    body += ["", sandbox_figures(), "", f"Run time {time.perf_counter() - t0:.0f} s."]
+    text = "\n".join(body)
+    print(text)
+    if not args.no_write:
+        from bench.results import write_section
+
+        write_section("Author matching quality", text, "python -m bench.bench_matching_quality")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,97 @@
+"""The learned pair model: shipped with its manifest, missing evidence as missing, the name
+prior from real bylines, deterministic training, and upstream ids joining name blocks."""
+
+import numpy as np
+
+from wove_pipeline.core.matching import Mention, assign_incremental, match_all
+from wove_pipeline.core.matching.features import FEATURES, pair_features
+from wove_pipeline.core.matching.model import MANIFEST_FILE, MODEL_DIR, PairModel, default_model
+from wove_pipeline.core.matching.names import make_name
+from wove_pipeline.core.matching.scoring import block_names, build_data
+
+
+def test_shipped_model_loads_from_the_package_with_its_manifest():
+    model = default_model()
+    m = model.manifest
+    assert tuple(m["features"]) == FEATURES
+    assert 0.0 < model.unsure_low < model.threshold < 1.0
+    # trained on the six real sets and the sandbox world, each input named by its digest
+    assert {"ads", "aminer110", "pubmed_sanyal", "medline_pairs", "acl_blocks", "acl_homonyms"} <= set(m["inputs"])
+    assert all(len(v["sha256"]) == 64 for k, v in m["inputs"].items() if not k.startswith("sandbox"))
+    # the cross-validated figures: every set held out once, at every threshold tried
+    assert set(m["leave_one_out_at_threshold"]) == set(m["inputs"])
+    assert str(model.threshold) in m["leave_one_out_b3"]["ads"]
+    assert PairModel.from_files(MODEL_DIR).booster.model_to_string() == model.booster.model_to_string()
+    assert (MODEL_DIR + "/" + MANIFEST_FILE).endswith("manifest.json")
+
+
+def _features(a: Mention, b: Mention) -> dict[str, float]:
+    data = build_data([a, b])
+    idx = np.arange(2)
+    f, cannot, _ = pair_features(data, idx[:1], idx[1:], block_names(data, idx), pairs=True)
+    assert not cannot[0]
+    return {k: float(np.broadcast_to(v, (1,))[0]) for k, v in f.items()}
+
+
+def test_missing_evidence_is_missing_not_zero():
+    with_aff = Mention("a", "p1", 0, "Chao", None, "Guo", affiliations=["Stanford University"], year=2020)
+    without = Mention("b", "p2", 0, "Chao", None, "Guo", year=2024)
+    elsewhere = Mention("c", "p3", 0, "Chao", None, "Guo", affiliations=["Kyoto Observatory"])
+    f = _features(with_aff, without)
+    assert np.isnan(f["affiliation_cosine"]) and np.isnan(f["coauthors_shared"]) and np.isnan(f["s2_same"])
+    assert f["year_gap"] == 4.0 and f["name_grade"] == 4.0
+    g = _features(with_aff, elsewhere)
+    assert g["affiliation_cosine"] == 0.0  # both present, nothing shared: evidence against
+    assert np.isnan(g["year_gap"])
+
+
+def test_how_common_a_name_is_decides_how_much_evidence_a_merge_needs():
+    """A rare full name with nothing against it merges; 'J. Wang' with nothing else does not."""
+    rare = [Mention(f"r{i}", f"pr{i}", 0, "Piotr", None, "Yilmazcik", year=2020 + i) for i in range(2)]
+    common = [Mention(f"w{i}", f"pw{i}", 0, "J.", None, "Wang", year=2020 + i) for i in range(2)]
+    a = match_all(rare + common)
+    assert a.clusters["r0"] == a.clusters["r1"]
+    assert a.clusters["w0"] != a.clusters["w1"]
+    data = build_data(rare + common)
+    # the real bylines know "wang" as a surname of many first names, "yilmazcik" not at all
+    assert data.surname_variety[data.variant[2]] > 3 + data.surname_variety[data.variant[0]]
+
+
+def test_training_is_deterministic():
+    from wove_pipeline.core.matching.train import fit
+
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, len(FEATURES))).astype(np.float32)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = (np.nan_to_num(X[:, FEATURES.index("coauthors_share")]) + rng.random(3000) * 0.5 > 0.6).astype(np.int8)
+    sets = [(X[:2000], y[:2000]), (X[2000:], y[2000:])]
+    assert fit(sets).model_to_string() == fit(sets).model_to_string()
+
+
+def _peng(mid, paper, first="Peng", last="Wang", **kw):
+    base = dict(s2_author_id="S77", openalex_author_id="A77", affiliations=["Adobe Research"],
+                coauthor_keys=[f"k{paper}"], year=2024)
+    base.update(kw)
+    return Mention(mid, paper, 0, first, None, last, **base)
+
+
+def test_surname_first_mention_with_the_same_upstream_ids_joins_the_profile():
+    """One paper prints "Wang Peng" (surname first): another name block, but the same S2 and
+    OpenAlex author ids as his other papers."""
+    profile = [_peng(f"m{i}", f"p{i}") for i in range(9)]
+    swapped = _peng("x", "p9", first="Wang", last="Peng")
+    assert make_name("Wang", None, "Peng").block != make_name("Peng", None, "Wang").block
+    a = match_all(profile + [swapped])
+    assert len({a.clusters[m.mention_id] for m in profile}) == 1
+    assert a.clusters["x"] == a.clusters["m0"]
+    # the daily run: the swapped mention arrives after the profile exists
+    base = match_all(profile)
+    inc = assign_incremental(profile, base, [swapped])
+    assert inc.clusters["x"] == base.clusters["m0"]
+    assert {m: inc.clusters[m] for m in base.clusters} == base.clusters
+    # ids alone do not join incompatible names, nor a mention with another ORCID
+    stranger = _peng("y", "p10", first="Li", last="Zhang")
+    other_orcid = _peng("z", "p11", first="Wang", last="Peng", orcid="0000-0002-0000-0001")
+    b = match_all(profile + [stranger, other_orcid, _peng("o", "p12", orcid="0000-0002-0000-0009")])
+    assert b.clusters["y"] != b.clusters["m0"]
+    assert b.clusters["z"] != b.clusters["o"]

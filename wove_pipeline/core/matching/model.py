@@ -1,0 +1,110 @@
+"""The learned pair model: gradient-boosted trees (LightGBM) over ``features.FEATURES``.
+
+``wove matching train`` (train.py) fits it on real labelled authors (../shared/matching-real)
+and the sandbox world, and writes two files into ``model_files/``:
+
+* ``pair_model.txt``: LightGBM's own text format (stable across LightGBM versions, no pickle);
+* ``manifest.json``: the features in column order, the linkage threshold chosen by
+  cross-validation, the inputs' sha256 digests, training parameters and the cross-validated
+  figures.
+
+Loading reads those two files only: no network, no training data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .features import FEATURES
+
+MODEL_DIR = os.path.join(os.path.dirname(__file__), "model_files")
+MODEL_FILE = "pair_model.txt"
+MANIFEST_FILE = "manifest.json"
+
+
+class ModelMissing(RuntimeError):
+    pass
+
+
+@dataclass
+class PairModel:
+    """Calibrated same-person probability of a pair from its features."""
+
+    booster: object  # lightgbm.Booster
+    threshold: float  # average-linkage cut: merge while the mean pair probability >= threshold
+    unsure_low: float  # incremental: [unsure_low, threshold) opens a "not sure" profile
+    manifest: dict
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        if len(X) == 0:
+            return np.zeros(0, dtype=np.float64)
+        # one thread: parallelism comes from the matcher's forked workers (OpenMP threads
+        # in a parent that forks are not safe)
+        return self.booster.predict(X, num_threads=1)
+
+    def contributions(self, X: np.ndarray) -> np.ndarray:
+        """Per-pair log-odds contribution of each feature (TreeSHAP), last column the bias."""
+        if len(X) == 0:
+            return np.zeros((0, len(FEATURES) + 1))
+        return self.booster.predict(X, pred_contrib=True, num_threads=1)
+
+    @classmethod
+    def from_files(cls, directory: str = MODEL_DIR) -> "PairModel":
+        import lightgbm as lgb
+
+        mpath, fpath = os.path.join(directory, MANIFEST_FILE), os.path.join(directory, MODEL_FILE)
+        if not os.path.exists(mpath) or not os.path.exists(fpath):
+            raise ModelMissing(f"no trained pair model in {directory}: run `wove matching train`")
+        with open(mpath, encoding="utf-8") as f:
+            manifest = json.load(f)
+        if tuple(manifest["features"]) != FEATURES:
+            raise ModelMissing(f"the model in {directory} was trained on other features: run `wove matching train`")
+        booster = lgb.Booster(model_file=fpath)
+        return cls(booster, float(manifest["threshold"]), float(manifest["unsure_low"]), manifest)
+
+    @classmethod
+    def from_booster(cls, booster, threshold: float = 0.5, unsure_low: float = 0.3) -> "PairModel":
+        return cls(booster, threshold, unsure_low, {"features": list(FEATURES), "threshold": threshold})
+
+
+@lru_cache(maxsize=1)
+def default_model() -> PairModel:
+    """The model shipped in the package (loaded once per process)."""
+    return PairModel.from_files(MODEL_DIR)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def score_pairs(data, rows: np.ndarray, cols: np.ndarray, bn, model: PairModel, *,
+                pairs: bool = False, explain: bool = False, symmetric: bool = False):
+    """Log-odds that rows x cols (or aligned pairs) are one person. Returns
+    ``(logit, cannot, must, parts)``; cannot-link pairs are not scored (logit -30).
+
+    ``symmetric`` (rows and cols the same mentions) scores each unordered pair once.
+    ``parts`` (with ``explain``) maps each feature, and "bias", to its log-odds contribution
+    (TreeSHAP) per pair."""
+    from .features import feature_matrix, pair_features
+
+    feats, cannot, must = pair_features(data, rows, cols, bn, pairs=pairs)
+    live = ~cannot
+    if symmetric:
+        live &= np.triu(np.ones(cannot.shape, dtype=bool), 1)
+    logit = np.full(cannot.shape, -30.0, dtype=np.float32)
+    logit[live] = _logit(model.predict(feature_matrix(feats, live)))
+    if symmetric:
+        logit = np.where(np.triu(np.ones(cannot.shape, dtype=bool), 1), logit, logit.T)
+    parts: dict[str, np.ndarray] = {}
+    if explain:
+        contrib = model.contributions(feature_matrix(feats, np.ones(cannot.shape, dtype=bool)))
+        for k, name in enumerate(FEATURES):
+            parts[name] = contrib[:, k]
+        parts["bias"] = contrib[:, -1]
+    return logit, cannot, must, parts
