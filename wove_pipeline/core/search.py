@@ -173,6 +173,10 @@ def _require_table(conn: psycopg.Connection, table: str, what: str) -> None:
         )
 
 
+_FOLDED_NAME = "public.unaccent('public.unaccent'::regdictionary, display_name)"
+_FOLDED_QUERY = "public.unaccent('public.unaccent'::regdictionary, %(q)s)"
+
+
 def _search_names(conn, table: str, id_column: str, extra_column: str | None, query: str, limit: int) -> list[NameHit]:
     text = clean_query(query)
     limit = _check_limit(limit)
@@ -180,12 +184,10 @@ def _search_names(conn, table: str, id_column: str, extra_column: str | None, qu
     # Identifiers are constants of this module; the query and limit are parameters. Accents are
     # folded with public.unaccent itself (what wove.immutable_unaccent wraps): the read-only
     # role (`wove serve`) has no USAGE on schema wove, and no index here needs the wrapper.
-    fold = "public.unaccent('public.unaccent'::regdictionary, {})"
-    name, q = fold.format("display_name"), fold.format("%(q)s")
     statement = (
-        f"SELECT {id_column}, display_name, similarity({name}, {q}) AS sim"
+        f"SELECT {id_column}, display_name, similarity({_FOLDED_NAME}, {_FOLDED_QUERY}) AS sim"
         f"{extra} FROM {table} "
-        f"WHERE {name} %% {q} "
+        f"WHERE {_FOLDED_NAME} %% {_FOLDED_QUERY} "
         "ORDER BY sim DESC, display_name, 1 LIMIT %(lim)s"
     )
     with conn.transaction():
