@@ -211,3 +211,55 @@ def test_title_query_ranks_own_paper_first(database_url, embedder):
     print(f"title query ranks own paper first: {strict}/500 strictly, {strict + ambiguous}/500 counting identical titles")
     assert (strict + ambiguous) / 500 >= 0.95
     assert strict / 500 >= 0.90
+
+
+def test_ranking_past_the_candidate_caps(database_url, embedder):
+    """Migration 0016 ranks at most 1000 + 1000 full-text candidates and takes the title list
+    from a nearest-neighbour scan. 1,300 near-copies of one paper ('..., part N', each a
+    perturbed copy of its vector) match every word of its title and are read before it: the
+    paper with the exact title still comes first, in all three lists, and a paper that only
+    full text finds (a word no other paper has) is still found."""
+    import numpy as np
+
+    from wove_pipeline.core.embedding import write_embeddings
+
+    exact = "Graph neural networks for molecule property prediction"
+    abstract = "Message passing networks predict molecular properties from atom graphs."
+    copies = [paper_row(f"2601.{n:05d}", f"{exact}, part {n}", abstract, day=dt.date(2026, 1, 5))
+              for n in range(1, 1301)]
+    upsert_papers(database_url, copies)  # first: in index (physical) order before the paper
+    upsert_papers(database_url, [
+        paper_row("2602.00001", exact, abstract, day=dt.date(2026, 2, 2)),
+        paper_row("2602.00002", "Ergodic averages along the primes",
+                  "Mean convergence of ergodic averages; an aside on zymurgy.", categories=["math.DS"],
+                  day=dt.date(2026, 2, 2)),
+    ])
+    embed_papers(lambda: db.transaction(database_url), embedder, days=[dt.date(2026, 2, 2)])
+    with psycopg.connect(database_url) as conn:
+        vec = np.array(embedder.encode([exact + "\n" + abstract])[0], dtype=np.float32)
+        rng = np.random.default_rng(0)
+        noisy = vec + rng.standard_normal((len(copies), vec.size)).astype(np.float32) * (0.48 / np.sqrt(vec.size))
+        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+        with conn.transaction():
+            write_embeddings(conn, ((r["arxiv_id"], embedder.config.name, vec.size, r["content_hash"], v)
+                                    for r, v in zip(copies, noisy)))
+        conn.execute("ANALYZE wove.papers")
+        # the caps bite: over 1000 papers match the title's words before the paper itself
+        before = conn.execute(
+            "SELECT count(*) FROM wove.papers WHERE search_tsv @@ websearch_to_tsquery('english', %s)"
+            " AND ctid < (SELECT ctid FROM wove.papers WHERE arxiv_id = '2602.00001')", (exact,)).fetchone()[0]
+        assert before > 1000
+
+        hits = search.search_papers(conn, embedder, exact, limit=5, min_similarity=search.RELEVANCE_FLOOR)
+        assert hits[0].arxiv_id == "2602.00001"
+        assert (hits[0].lexical_rank, hits[0].vector_rank, hits[0].title_rank) == (1, 1, 1)
+        assert all(h.title.startswith(exact) for h in hits)
+        lexical_only = search.search_papers(conn, None, exact, limit=3)
+        assert ids(lexical_only)[0] == "2602.00001"
+
+        for embed in (embedder, None):
+            hits = search.search_papers(conn, embed, "zymurgy", min_similarity=search.RELEVANCE_FLOOR)
+            found = [h for h in hits if h.arxiv_id == "2602.00002"]
+            assert found and found[0].lexical_rank == 1 and found[0].title_rank is None
+        hits = search.search_papers(conn, embedder, "ergodic averages zymurgy", limit=3)
+        assert ids(hits)[0] == "2602.00002"
