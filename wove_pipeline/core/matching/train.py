@@ -40,7 +40,7 @@ SEED = 20261201
 
 PARAMS = {
     "objective": "binary",
-    "learning_rate": 0.05,
+    "learning_rate": 0.15,
     "num_leaves": 23,
     "min_data_in_leaf": 50,
     "feature_fraction": 0.9,
@@ -51,7 +51,7 @@ PARAMS = {
     "seed": SEED,
     "verbose": -1,
 }
-ROUNDS = 300
+ROUNDS = 100  # 300 at 0.05 held out no better (mean held-out B3 F1 0.817 vs 0.816) and predicted 3x slower
 
 # More of this evidence never makes "same person" less likely (and more ambiguity or a longer
 # gap never more): the trees may not learn a set's accidents against it.
