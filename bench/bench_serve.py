@@ -43,6 +43,9 @@ from bench.results import write_section  # noqa: E402
 
 SECTION = "wove serve: search latency"
 BAR_P95_MS = 100.0
+# The same bench before migration 0016 (0015's full-text and title lists: every match ranked,
+# every similar title scored), run 2026-12-01 11:12 UTC at 300,000 papers: p50, p95, max (ms)
+BEFORE_0016 = {"http": (418.0, 1073.3, 3333.5), "app": (411.3, 1069.7, 3328.1), "embed": (27.0, 67.7, 103.7)}
 NOISE_NORM = 0.48  # ||noise|| for a unit vector: cosine to the original ~ 1 / sqrt(1 + 0.48^2) = 0.90
 
 ID_SQL = """
@@ -90,6 +93,10 @@ PARAPHRASES = [
 def _pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
+
+
+def _ms(t: tuple[float, float, float]) -> str:
+    return " / ".join(f"{x:.1f}" for x in t) + " ms"
 
 
 def queries(rng: random.Random, titles: list[str], n: int) -> list[str]:
@@ -285,6 +292,10 @@ keep-alive client, {len(lat)} distinct queries after 20 warm-up ones ({kinds['le
 | of which in the server's handler (its Server-Timing `app`: embed + SQL + records + JSON) | {_pct(app_ms, 50):.1f} ms | {_pct(app_ms, 95):.1f} ms | {max(app_ms):.1f} ms |
 | of which embedding the query (Server-Timing `embed`) | {_pct(enc_ms, 50):.1f} ms | {_pct(enc_ms, 95):.1f} ms | {max(enc_ms):.1f} ms |
 | `wove search QUERY` (CLI, a process per call: Python, model load, connect), {len(cli_s)} calls | {cli_med * 1000:.0f} ms | {_pct(cli_s, 95) * 1000:.0f} ms | {max(cli_s) * 1000:.0f} ms |
+
+Before migration 0016 (0015's lists, same archive and queries, run of 2026-12-01; bench_serve_lists has
+both in one run): through `wove serve` {_ms(BEFORE_0016["http"])}; Server-Timing `app`
+{_ms(BEFORE_0016["app"])}; `embed` {_ms(BEFORE_0016["embed"])} (p50 / p95 / max).
 
 - p95 through `wove serve` at {args.papers:,} papers: **{p95:.1f} ms** (bar: <= {BAR_P95_MS:.0f} ms): **{verdict}**;
   the CLI's per-call time is {cli_med * 1000 / p50:.0f}x the server's median.

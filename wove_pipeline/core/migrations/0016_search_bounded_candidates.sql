@@ -7,13 +7,13 @@
 --   title:     the GIN trigram index finds every title with similarity >= 0.4, then all of them
 --     are scored and sorted (thousands of near-identical titles): p95 383 ms.
 -- Now each list reads a bounded number of rows, however common the words:
---   full text: candidates are at most max(4 * lim, 1000) papers whose title has every query
---     term (the index papers_title_tsv_idx; a title match has weight A and dominates
---     ts_rank_cd) plus at most as many matching anywhere (papers_search_tsv_idx), both in
---     index (physical) order, plus the title and vector lists' papers that match (so an exact
---     title is ranked however many titles share its words); only those are ranked with
---     ts_rank_cd as before. A query matching fewer papers than the caps is ranked exactly as
---     before; a common one is ranked within that sample.
+--   full text: a sample of at most max(4 * lim, 1000) matches, papers whose title has every
+--     query term first (the index papers_title_tsv_idx; a title match has weight A and
+--     dominates ts_rank_cd), then papers matching anywhere (papers_search_tsv_idx) for the
+--     rest, both in index (physical) order; plus the title and vector lists' first lim papers that match
+--     (so an exact title is ranked however many titles share its words). Only those are
+--     ranked with ts_rank_cd as before. A query matching fewer papers than the cap is ranked
+--     exactly as before; a common one is ranked within that sample.
 --   title:     a nearest-neighbour scan of a GiST trigram index (ORDER BY title <-> q LIMIT k,
 --     still only titles with similarity >= 0.4): it stops after k rows. gist_trgm_ops with
 --     siglen = 256: the default 12-byte signature saturates on title-length strings and the
@@ -54,7 +54,7 @@ SET pg_trgm.similarity_threshold = 0.4
 AS $fn$
 DECLARE
     n_candidates integer := greatest(coalesce(lim, 24) * 4, 100);
-    -- full-text rows ranked per tier (title tier, anywhere tier): at least the list's length
+    -- full-text sample (title matches, then matches anywhere): at least the list's length
     n_lexical integer := greatest(coalesce(lim, 24) * 4, 1000);
     dims integer := CASE WHEN query_embedding IS NULL THEN NULL ELSE vector_dims(query_embedding) END;
     ts_from timestamptz := published_from::timestamp AT TIME ZONE 'UTC';
@@ -97,6 +97,11 @@ BEGIN
             ORDER BY (e.embedding::vector(%1$s)) <=> $2::vector(%1$s)
             LIMIT $6
         ),
+        semantic AS (
+            SELECT n.arxiv_id, row_number() OVER (ORDER BY n.distance, n.arxiv_id)::integer AS r
+            FROM nearest n
+            WHERE $10::double precision IS NULL OR 1 - n.distance >= $10
+        ),
         title_matches AS MATERIALIZED (
             -- the title has every term; the whole text is checked on the rows read (not with
             -- a second index scan): it differs from the title's only under -word
@@ -113,24 +118,27 @@ BEGIN
         lexical_candidates AS (
             SELECT m.arxiv_id, m.rank FROM title_matches m WHERE m.matches
             UNION ALL
+            -- matches anywhere fill the rest of the sample (none read when the titles fill it)
             (SELECT p.arxiv_id, ts_rank_cd(p.search_tsv, $1, 1) AS rank
              FROM wove.papers p
              WHERE $1 IS NOT NULL AND p.search_tsv @@ $1
+               AND (SELECT count(*) FROM title_matches) < $11
                AND NOT p.withdrawn
                AND ($3::text[] IS NULL OR p.categories && $3)
                AND ($4::timestamptz IS NULL OR p.published >= $4)
                AND ($5::timestamptz IS NULL OR p.published < $5)
-             LIMIT $11)
+             LIMIT $11 - (SELECT count(*) FROM title_matches))
             UNION ALL
-            -- the nearest titles and vectors are always full-text candidates (when they
-            -- match), so an exact title is ranked however many titles share its words
+            -- the title and vector lists' first lim papers are always full-text candidates
+            -- (when they match), so an exact title is ranked however many titles share its words
             -- (a subquery per id, looked up by key: as a join, an underestimated match count
             -- made the planner read every match)
             SELECT k.arxiv_id, k.rank
             FROM (SELECT i.arxiv_id,
                          (SELECT ts_rank_cd(p.search_tsv, $1, 1) FROM wove.papers p
                           WHERE p.arxiv_id = i.arxiv_id AND p.search_tsv @@ $1) AS rank
-                  FROM (SELECT t.arxiv_id FROM titled t UNION SELECT n.arxiv_id FROM nearest n) i
+                  FROM (SELECT t.arxiv_id FROM titled t WHERE t.r <= $8
+                        UNION SELECT v.arxiv_id FROM semantic v WHERE v.r <= $8) i
                   WHERE $1 IS NOT NULL) k
             WHERE k.rank IS NOT NULL
         ),
@@ -140,11 +148,6 @@ BEGIN
             GROUP BY c.arxiv_id
             ORDER BY max(c.rank) DESC, c.arxiv_id
             LIMIT $6
-        ),
-        semantic AS (
-            SELECT n.arxiv_id, row_number() OVER (ORDER BY n.distance, n.arxiv_id)::integer AS r
-            FROM nearest n
-            WHERE $10::double precision IS NULL OR 1 - n.distance >= $10
         ),
         ids AS (
             SELECT arxiv_id FROM lexical UNION SELECT arxiv_id FROM titled UNION SELECT arxiv_id FROM semantic
