@@ -21,7 +21,7 @@ def test_shipped_model_loads_from_the_package_with_its_manifest():
     # the cross-validated figures: every set held out once, at every threshold tried
     assert set(m["leave_one_out_at_threshold"]) == set(m["inputs"])
     assert str(model.threshold) in m["leave_one_out_b3"]["ads"]
-    assert PairModel.from_files(MODEL_DIR).booster.model_to_string() == model.booster.model_to_string()
+    assert PairModel.from_files(MODEL_DIR).model_text == model.model_text
     assert (MODEL_DIR + "/" + MANIFEST_FILE).endswith("manifest.json")
 
 

@@ -27,8 +27,8 @@ the model's, chosen by cross-validation (train.py), and the same in both modes b
   surname-first is "Peng Wang"), unless a cannot-link forbids it.
 
 Every mention gets a ``Link`` with its score (mean probability to the rest of its cluster),
-its strongest partner and the evidence (the model's log-odds contribution per feature,
-TreeSHAP, plus "bias") of that pair.
+its strongest partner and the evidence of that pair: what each feature adds to its log-odds
+(the log-odds minus those with the feature missing), and the pair's "log_odds".
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ class _Run:
 
     def __init__(self, data: MatchData, overrides: Overrides | None, cfg: MatchConfig, first_label: int = 0):
         self.data, self.ov, self.cfg = data, overrides, cfg
-        self.model = cfg.model or default_model()
+        self.model = (cfg.model or default_model()).ready()  # compiled here, before any worker forks
         self.threshold = self.model.threshold if cfg.threshold is None else cfg.threshold
         self.unsure_low = self.model.unsure_low if cfg.unsure_low is None else cfg.unsure_low
         self.labels = np.full(len(data), -1, dtype=np.int64)
@@ -400,8 +400,9 @@ def _join_by_upstream_ids(clusters: dict[str, int], mentions_by_id: dict[str, Me
             ma, mb = members[la], members[lb]
             orcids = {mentions_by_id[m].orcid for m in ma + mb if m in mentions_by_id and mentions_by_id[m].orcid}
             papers_a = {mentions_by_id[m].paper_id for m in ma if m in mentions_by_id}
+            sa, sb = set(ma), set(mb)
             if len(orcids) > 1 or any(mentions_by_id[m].paper_id in papers_a for m in mb if m in mentions_by_id) or any(
-                    (x, y) in splits or (y, x) in splits for x in ma for y in mb):
+                    (x in sa and y in sb) or (x in sb and y in sa) for x, y in splits):
                 stats["id_join_refused"] += 1
                 continue
             for m in members.pop(drop):

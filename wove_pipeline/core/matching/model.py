@@ -11,10 +11,9 @@ and the sandbox world, and writes two files into ``model_files/``:
 Loading reads those two files only: no network, no training data.
 
 Prediction runs the trees compiled to machine code by lleaves (LLVM; the same probabilities
-as LightGBM's to 1e-9, several times faster: scoring pairs is most of the matcher's work). The
-compiled object is cached per model, CPU and compiler version in ``~/.cache/wove`` (the
-system's temporary folder when that cannot be written). The per-feature contributions of the
-evidence (TreeSHAP) come from LightGBM itself.
+as LightGBM's to 1e-9, about ten times faster: scoring pairs is most of the matcher's work).
+The compiled object is cached per model, CPU and compiler version in ``~/.cache/wove`` (the
+system's temporary folder when that cannot be written). LightGBM is used for training only.
 """
 
 from __future__ import annotations
@@ -41,32 +40,46 @@ class ModelMissing(RuntimeError):
 
 @dataclass
 class PairModel:
-    """Calibrated same-person probability of a pair from its features."""
+    """Calibrated same-person probability of a pair from its features.
 
-    booster: object  # lightgbm.Booster
+    Holds the trees as LightGBM's text and runs them compiled (lleaves). LightGBM itself is
+    not called here: its OpenMP threads in a process that forks the matcher's workers
+    deadlock them (a worker hung in the first LightGBM call after the fork)."""
+
+    model_text: str  # LightGBM's text format
     threshold: float  # average-linkage cut: merge while the mean pair probability >= threshold
     unsure_low: float  # incremental: [unsure_low, threshold) opens a "not sure" profile
     manifest: dict
     _compiled: object = field(default=None, repr=False, compare=False)
 
+    def ready(self) -> "PairModel":
+        """Compile (or load the cached machine code) now: before forking workers."""
+        if self._compiled is None:
+            self._compiled = _compile(self.model_text)
+        return self
+
     def predict(self, X: np.ndarray) -> np.ndarray:
         if len(X) == 0:
             return np.zeros(0, dtype=np.float64)
-        if self._compiled is None:
-            self._compiled = _compile(self.booster.model_to_string())
         # one thread: parallelism comes from the matcher's forked workers
-        return self._compiled.predict(np.ascontiguousarray(X, dtype=np.float64), n_jobs=1)
+        return self.ready()._compiled.predict(np.ascontiguousarray(X, dtype=np.float64), n_jobs=1)
 
     def contributions(self, X: np.ndarray) -> np.ndarray:
-        """Per-pair log-odds contribution of each feature (TreeSHAP), last column the bias."""
-        if len(X) == 0:
-            return np.zeros((0, len(FEATURES) + 1))
-        return self.booster.predict(X, pred_contrib=True, num_threads=1)
+        """What each feature adds to each pair's log-odds: the pair's log-odds minus the
+        log-odds with that feature missing (the model has a branch for missing evidence, so
+        "without it" is a question it answers). Last column: the pair's log-odds."""
+        n, k = X.shape
+        if n == 0:
+            return np.zeros((0, k + 1))
+        full = _logit(self.predict(X))
+        hidden = np.repeat(X[None, :, :], k, axis=0)  # k copies, copy j without feature j
+        for j in range(k):
+            hidden[j, :, j] = np.nan
+        without = _logit(self.predict(hidden.reshape(k * n, k))).reshape(k, n)
+        return np.column_stack([(full[None, :] - without).T, full])
 
     @classmethod
     def from_files(cls, directory: str = MODEL_DIR) -> "PairModel":
-        import lightgbm as lgb
-
         mpath, fpath = os.path.join(directory, MANIFEST_FILE), os.path.join(directory, MODEL_FILE)
         if not os.path.exists(mpath) or not os.path.exists(fpath):
             raise ModelMissing(f"no trained pair model in {directory}: run `wove matching train`")
@@ -74,12 +87,13 @@ class PairModel:
             manifest = json.load(f)
         if tuple(manifest["features"]) != FEATURES:
             raise ModelMissing(f"the model in {directory} was trained on other features: run `wove matching train`")
-        booster = lgb.Booster(model_file=fpath)
-        return cls(booster, float(manifest["threshold"]), float(manifest["unsure_low"]), manifest)
+        with open(fpath, encoding="utf-8") as f:
+            text = f.read()
+        return cls(text, float(manifest["threshold"]), float(manifest["unsure_low"]), manifest)
 
     @classmethod
     def from_booster(cls, booster, threshold: float = 0.5, unsure_low: float = 0.3) -> "PairModel":
-        return cls(booster, threshold, unsure_low, {"features": list(FEATURES), "threshold": threshold})
+        return cls(booster.model_to_string(), threshold, unsure_low, {"features": list(FEATURES), "threshold": threshold})
 
 
 def _cache_dir() -> str:
@@ -136,8 +150,8 @@ def score_pairs(data, rows: np.ndarray, cols: np.ndarray, bn, model: PairModel, 
     ``(logit, cannot, must, parts)``; cannot-link pairs are not scored (logit -30).
 
     ``symmetric`` (rows and cols the same mentions) scores each unordered pair once.
-    ``parts`` (with ``explain``) maps each feature, and "bias", to its log-odds contribution
-    (TreeSHAP) per pair."""
+    ``parts`` (with ``explain``) maps each feature to what it adds to the pair's log-odds
+    (``PairModel.contributions``), and "log_odds" to the pair's log-odds."""
     from .features import feature_matrix, pair_features
 
     feats, cannot, must = pair_features(data, rows, cols, bn, pairs=pairs)
@@ -153,5 +167,5 @@ def score_pairs(data, rows: np.ndarray, cols: np.ndarray, bn, model: PairModel, 
         contrib = model.contributions(feature_matrix(feats, np.ones(cannot.shape, dtype=bool)))
         for k, name in enumerate(FEATURES):
             parts[name] = contrib[:, k]
-        parts["bias"] = contrib[:, -1]
+        parts["log_odds"] = contrib[:, -1]
     return logit, cannot, must, parts
