@@ -122,7 +122,7 @@ body = f"""\
 bench_serve's archive ({N:,} papers with embeddings), {len(qs)} of its queries; direct SQL on one connection
 (no HTTP, no query embedding), hnsw.ef_search = 64. Before: migration 0015's function and lists, with its GIN
 trigram title index; after: migration 0016 (full text ranks a bounded sample: <= 1000 matches, title
-matches first, then matches anywhere, + the other lists' papers; title list: nearest-neighbour scan of a GiST trigram
+matches first, then matches anywhere, + the title and vector lists' first 24 that match; title list: nearest-neighbour scan of a GiST trigram
 index, siglen 256). p50 / p95 / max:
 
 | what | before (0015) | after (0016) |
