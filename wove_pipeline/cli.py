@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
 import subprocess
 import sys
+import time
 
 from wove_pipeline.core.embedded_pg import mask_url
 
@@ -18,41 +20,117 @@ SANDBOX_CATCH_UP_DAYS = 45
 def _cmd_demo(args: argparse.Namespace) -> int:
     import dagster as dg
 
-    from wove_pipeline.runtime import bring_up
+    from wove_pipeline.progress import Progress
+    from wove_pipeline.runtime import bring_up, sandbox_partitions_env
     from wove_pipeline.sandbox.generator import generate_world
 
+    # Stage lines (with counts and seconds) go to stderr as the work goes; the summary to stdout.
+    progress = Progress()
+    progress.line("setup", f"generating the sandbox world (seed {args.seed}) ...")
     world = generate_world(seed=args.seed)
+    progress.line("setup", f"sandbox world: {len(world.papers):,} papers over {world.start_day} .. {world.end_day}")
     last = world.start_day + dt.timedelta(days=args.days - 1)
     # The sandbox clock sits weeks after the harvested days, as when a pipeline catches up:
     # the upstreams have indexed most (not all) of those papers by then.
     today = world.end_day + dt.timedelta(days=SANDBOX_CATCH_UP_DAYS)
+    os.environ.update(sandbox_partitions_env(world))
+    progress.line("setup", "starting the embedded PostgreSQL and the sandbox upstreams ...")
     with bring_up(world=world, serve_sandbox=True, sandbox_today=today) as env:
+        progress.line("setup", "database migrated, sandbox serving, Dagster instance ready")
         print(f"serving database: {mask_url(env.urls.serving)}")
         print(f"sandbox arXiv:    {env.exported['ARXIV_OAI_URL']}")
         from wove_pipeline.report import print_summary
         from wove_pipeline.runner import run_pipeline
 
         with dg.DagsterInstance.get() as instance:
-            run_pipeline(instance, world.start_day, last)
+            run_pipeline(instance, world.start_day, last, progress=progress)
+        progress.line("done", f"{args.days} sandbox days through every stage in {progress.elapsed():.1f} s")
 
         print_summary(env.urls.serving, world.start_day, last)
     return 0
 
 
-def _cmd_ui(args: argparse.Namespace) -> int:
-    from wove_pipeline.runtime import REPO_ROOT, bring_up
-    from wove_pipeline.sandbox.generator import generate_world
+def _port_in_use(host: str, port: int) -> str | None:
+    """Why the webserver could not listen on host:port (None: it can). Binds as the webserver
+    does (SO_REUSEADDR), so a port another process listens on is refused and a closed one is not."""
+    import socket
 
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"cannot resolve {host}: {exc.strerror}"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
+UI_STOP_GRACE_S = 30
+
+
+def _cmd_ui(args: argparse.Namespace) -> int:
+    import signal
+
+    from wove_pipeline.cli_support import CliError
+    from wove_pipeline.runtime import REPO_ROOT, bring_up, sandbox_partitions_env
+    from wove_pipeline.sandbox.generator import generate_world
+    from wove_pipeline.settings import wove_home
+
+    # Before anything starts: a busy port would let the webserver fail after the database,
+    # the sandbox and the daemon are up (and leave them running).
+    problem = _port_in_use(args.host, args.port)
+    if problem:
+        raise CliError(f"cannot serve the UI on {args.host}:{args.port}: {problem} "
+                       f"(another wove ui?); choose another port with --port", exit_code=2)
     world = generate_world(seed=args.seed) if not args.no_sandbox else None
     today = world.end_day + dt.timedelta(days=SANDBOX_CATCH_UP_DAYS) if world else None
-    with bring_up(world=world, serve_sandbox=world is not None, sandbox_today=today):
-        print(f"Dagster UI on http://{args.host}:{args.port} (Ctrl-C stops it, the sandbox and the database)")
-        cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(REPO_ROOT / "workspace.yaml"),
-               "-h", args.host, "-p", str(args.port)]
-        try:
-            return subprocess.call(cmd, cwd=REPO_ROOT, env=os.environ.copy())
-        except KeyboardInterrupt:
-            return 0
+    if world is not None:
+        os.environ.update(sandbox_partitions_env(world))  # the UI offers the sandbox's days
+    stop_signal: list[int] = []
+
+    def stop(signum, _frame):  # SIGTERM / SIGINT: stop dagster dev, then the sandbox and database
+        stop_signal.append(signum)
+        if len(stop_signal) == 1 and child is not None and child.poll() is None:
+            child.send_signal(signal.SIGINT)  # dagster dev stops its webserver and daemon on SIGINT
+
+    child: subprocess.Popen | None = None
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with bring_up(world=world, serve_sandbox=world is not None, sandbox_today=today) as env:
+            if stop_signal:
+                return 0
+            home = env.exported["DAGSTER_HOME"]
+            cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(REPO_ROOT / "workspace.yaml"),
+                   "-h", args.host, "-p", str(args.port)]
+            # Run from DAGSTER_HOME, where dagster.yaml was copied (from the repository root,
+            # dagster dev warns that the folder's own dagster.yaml is not used). Its own process
+            # group: a terminal's Ctrl-C reaches wove only, which stops it once, in order.
+            child = subprocess.Popen(cmd, cwd=home, env={**os.environ, "WOVE_HOME": str(wove_home())},
+                                     process_group=0)
+            print(f"Dagster UI on http://{args.host}:{args.port} (Ctrl-C stops it, the sandbox and the database)",
+                  flush=True)
+            deadline = None
+            while True:
+                try:
+                    code = child.wait(timeout=0.5)
+                    break
+                except subprocess.TimeoutExpired:
+                    if stop_signal:
+                        deadline = deadline or time.monotonic() + UI_STOP_GRACE_S
+                        if time.monotonic() > deadline:  # did not stop in time
+                            os.killpg(child.pid, signal.SIGKILL)
+            return 0 if stop_signal else code
+    finally:
+        if child is not None and child.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _cmd_db(args: argparse.Namespace) -> int:
@@ -135,6 +213,11 @@ def _command_name(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    # A private XDG_RUNTIME_DIR for this command and what it starts (dagster dev, psql),
+    # instead of platformdirs' warning on every command (embedded_pg.ensure_runtime_dir).
+    from wove_pipeline.core.embedded_pg import ensure_runtime_dir
+
+    ensure_runtime_dir()
     if argv[:1] == ["sandbox"]:
         argv = ["sandbox", "--", *argv[1:]]  # every option is the sandbox's (see build_parser)
     parser = build_parser()

@@ -146,6 +146,14 @@ def sandbox_env(server) -> dict[str, str]:
     return env
 
 
+def sandbox_partitions_env(world) -> dict[str, str]:
+    """The partition definition's days set to the sandbox world's (partitions.py): the UI
+    offers the days that have data, and its launch dialog's default range selects them."""
+    from wove_pipeline.partitions import END_VAR, START_VAR
+
+    return {START_VAR: world.start_day.isoformat(), END_VAR: world.end_day.isoformat()}
+
+
 def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None, sandbox_setup=None,
              sandbox_fork: bool = False, dagster_instance: bool = True) -> Environment:
     """Database, migrations, (sandbox), exported variables and, with ``dagster_instance``, the

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import io
 import json
+import re
 import uuid
 
 import psycopg
@@ -18,6 +20,7 @@ from wove_pipeline.core.openalex_parser import parse_author as parse_oa_author
 from wove_pipeline.core.openalex_parser import parse_institution, parse_work
 from wove_pipeline.core.s2_client import AUTHOR_FIELDS, PAPER_FIELDS
 from wove_pipeline.core.s2_parser import parse_author, parse_paper
+from wove_pipeline.progress import Progress
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.snapshots import write_openalex_snapshot, write_s2_release, write_snapshots
@@ -249,8 +252,16 @@ def test_bulk_load_gives_the_same_rows_as_the_api_path(pg_server, sandbox, small
         s2_files, oa_files = write_snapshots(small_world, tmp_path / "bulk", sandbox.today, shard_size=100,
                                              part_size=100)
         bulk_store = RawStore(tmp_path / "bulk_raw")
+        lines = io.StringIO()
         summary = bulk.bulk_load(bulk_url, bulk_store, s2_root=str(tmp_path / "bulk" / "s2"),
-                                 openalex_root=str(tmp_path / "bulk" / "openalex"), snapshot_date=sandbox.today)
+                                 openalex_root=str(tmp_path / "bulk" / "openalex"), snapshot_date=sandbox.today,
+                                 progress=Progress(lines))
+        # a line per stage as it goes, with its figures and seconds
+        said = lines.getvalue()
+        assert re.search(rf"\] bulk +Semantic Scholar release \S+: {summary.s2_papers:,} papers, "
+                         rf"{summary.s2_authors:,} authors in \d+\.\d s", said), said
+        assert re.search(rf"\] bulk +OpenAlex snapshot of {sandbox.today}: {summary.openalex_works:,} works, ", said), said
+        assert re.search(rf"\] bulk +authorship alignment: {summary.authorships:,} authorships in \d+\.\d s", said), said
         assert dict(sandbox.request_counts) == calls_after_api  # no request reached the sandbox
         assert summary.s2_papers and summary.openalex_works and summary.institutions and summary.authorships
 

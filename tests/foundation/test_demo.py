@@ -2,6 +2,7 @@
 Dagster instance in PostgreSQL, the sandbox, and a real summary read back."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,8 @@ def test_wove_demo_materializes_days_into_papers():
 
 def _demo_in(home: Path) -> None:
     env = {**os.environ, "WOVE_HOME": str(home)}
-    for var in ("WOVE_DATABASE_URL", "DAGSTER_PG_URL", "DAGSTER_HOME", "WOVE_DATA_DIR"):
+    # no XDG_RUNTIME_DIR (cron, containers, ssh without a login session): nothing may warn about it
+    for var in ("WOVE_DATABASE_URL", "DAGSTER_PG_URL", "DAGSTER_HOME", "WOVE_DATA_DIR", "XDG_RUNTIME_DIR"):
         env.pop(var, None)
     out = subprocess.run(
         [sys.executable, "-m", "wove_pipeline.cli", "demo", "--days", "2"],
@@ -31,6 +33,21 @@ def _demo_in(home: Path) -> None:
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "wove materialized sandbox days 2025-08-04 .. 2025-08-05" in out.stdout
+    # Progress a person can follow: a line per stage on stderr, with its figures and seconds.
+    stages = out.stderr
+    for pattern in (
+        r"\] harvest +arxiv_records: [\d,]+ records \(2 days\) in \d+\.\d s",
+        r"\] harvest +papers: [\d,]+ papers \(2 days\) in \d+\.\d s",
+        r"\] enrichment +s2_papers: [\d,]+ papers found in Semantic Scholar \(2 days\) in \d+\.\d s",
+        r"\] embedding +paper_embeddings \.\.\.",
+        r"\] embedding +paper_embeddings: [1-9][\d,]* texts embedded \(2 days\) in \d+\.\d s",
+        r"\] matching +researchers: [1-9][\d,]* researchers in \d+\.\d s",
+        r"\] publish +serving: [1-9][\d,]* papers published in \d+\.\d s",
+        r"\] checks +\d+ of \d+ asset checks passed",
+        r"\] done +2 sandbox days through every stage in \d+\.\d s",
+    ):
+        assert re.search(pattern, stages), f"no line like {pattern!r} in:\n{stages[-3000:]}"
+    assert "XDG_RUNTIME_DIR" not in stages and "RuntimeDirWarning" not in stages
     # The run is recorded in the PostgreSQL-backed Dagster instance, and raw Parquet is on disk.
     assert list((home / "data" / "arxiv" / "2025-08-04").glob("*.parquet"))
     from wove_pipeline.core.embedded_pg import EmbeddedPostgres

