@@ -4,6 +4,7 @@ import dagster as dg
 
 from wove_pipeline.assets.serving import researcher_metrics, serving
 from wove_pipeline.core import db
+from wove_pipeline.core import serving as serving_core
 from wove_pipeline.resources import DatabaseResource
 
 from .world_db import load_papers, load_static
@@ -23,6 +24,23 @@ def test_metrics_and_serving_assets_materialize(database_url, small_world, tmp_p
     assert s["rows/researchers"].value == m["dagster/row_count"].value
     assert (tmp_path / "bulk" / "manifest.json").exists()
     assert s["mode"].value == "full" and s["full_rebuild_reason"].value == "no serving schema yet"
+    # Column schemas for the catalog, from the published tables themselves (descriptions from
+    # the data contract): the asset's own (serving.papers) and every table's and view's.
+    schema = s["dagster/column_schema"].value
+    assert isinstance(schema, dg.TableSchema)
+    with db.connect(database_url) as conn:
+        for relation in (*serving_core.TABLES, *serving_core.VIEWS):
+            actual = conn.execute(
+                "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+                "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+                (f"serving.{relation}",)).fetchall()
+            got = s[f"columns/{relation}"].value
+            assert [(c.name, c.type) for c in got.columns] == actual, relation
+    assert [c.name for c in schema.columns] == [c.name for c in s["columns/papers"].value.columns]
+    by_name = {c.name: c for c in schema.columns}
+    assert by_name["cited_by_count"].type == "integer"
+    assert "Semantic Scholar" in by_name["cited_by_count"].description  # the contract's meaning
+    assert by_name["arxiv_id"].description == "arXiv id without version"
     again = dg.materialize([researcher_metrics, serving], resources=resources)
     m2 = again.asset_materializations_for_node("researcher_metrics")[0].metadata
     assert m2["mode"].value == "incremental" and m2["researchers_recomputed"].value == 0

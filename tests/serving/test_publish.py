@@ -132,8 +132,9 @@ def test_parquet_export_matches_the_serving_tables(small_published, tmp_path):
     assert manifest["publication_id"] == result["publication_id"]
     assert manifest["as_of"]
     assert set(manifest["tables"]) == set(serving.TABLES)
+    assert set(manifest["views"]) == set(serving.VIEWS)  # the views consumers read, exported too
     with db.connect(small_published) as conn:
-        for table, entry in manifest["tables"].items():
+        for table, entry in [*manifest["tables"].items(), *manifest["views"].items()]:
             n = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("serving", table))).fetchone()[0]
             parquet = pq.read_table(tmp_path / "bulk" / entry["file"])
             assert entry["rows"] == n == parquet.num_rows
@@ -142,6 +143,9 @@ def test_parquet_export_matches_the_serving_tables(small_published, tmp_path):
     row = next(p for p in papers if p["arxiv_id"] == KNAPFORMER_ID)
     assert row["categories"] == ["cs.DC", "cs.CV"] and json.loads(row["record"])["arxiv_id"] == KNAPFORMER_ID
     assert row["published"].tzinfo is not None
+    latest = pq.read_table(tmp_path / "bulk" / "latest_papers.parquet")
+    assert 0 < latest.num_rows <= serving.LATEST_LIMIT and "record" in latest.column_names
+    assert result["export"]["rows"]["sitemap"] == manifest["views"]["sitemap"]["rows"] > 0
 
 
 def test_route_resolution(small_published, small_world):

@@ -2,6 +2,7 @@
 # (no `from __future__ import annotations` here: Dagster reads the context annotation at definition time)
 
 import dagster as dg
+from pydantic import Field
 
 from wove_pipeline.core import metrics as metrics_core
 from wove_pipeline.core import serving as serving_core
@@ -24,9 +25,19 @@ class MetricsConfig(dg.Config):
 
 
 class ServingConfig(dg.Config):
-    export_dir: str | None = None  # also write the serving tables as Parquet + manifest.json here
+    # A default the launchpad's scaffold shows ('' = no export; None would leave it out).
+    export_dir: str = Field(default="", description=(
+        "Also write every serving table and view as Parquet plus manifest.json into this folder "
+        "(docs/data-contract.md, 'Bulk export'); empty: no export."))
     site_url: str = ""  # prefix for absolute URLs in structured data (JSON-LD)
     full_rebuild: bool = False  # rebuild every table (same rows as the incremental publish)
+
+
+def column_schema(columns: list[dict]) -> dg.TableSchema:
+    """A dg.TableSchema from serving_core.serving_columns' [{name, type, description}]."""
+    return dg.TableSchema(columns=[
+        dg.TableColumn(name=c["name"], type=c["type"], description=c.get("description") or None)
+        for c in columns])
 
 
 @dg.asset(
@@ -78,8 +89,10 @@ def researcher_metrics(context: dg.AssetExecutionContext, config: MetricsConfig,
     ),
 )
 def serving(context: dg.AssetExecutionContext, config: ServingConfig, database: DatabaseResource):
-    result = serving_core.publish(database.url, site_url=config.site_url, export_dir=config.export_dir,
+    result = serving_core.publish(database.url, site_url=config.site_url, export_dir=config.export_dir or None,
                                   full=config.full_rebuild)
+    with database.transaction() as conn:
+        columns = serving_core.serving_columns(conn)
     counts = result["row_counts"]
     written = result["rows_written"]
     metadata = {
@@ -94,6 +107,13 @@ def serving(context: dg.AssetExecutionContext, config: ServingConfig, database: 
         "schema_version": serving_core.SCHEMA_VERSION,
         "carried_functions": dg.MetadataValue.json(result["moved_functions"]),
     }
+    # Column schemas for the catalog, read from the published tables (descriptions from the data
+    # contract): the asset's own (its row count is serving.papers') and every table's and view's.
+    schemas = {name: column_schema(cols) for name, cols in columns.items()}
+    if "papers" in schemas:
+        metadata["dagster/column_schema"] = schemas["papers"]
+    for name, schema in schemas.items():
+        metadata[f"columns/{name}"] = schema
     for table, n in counts.items():
         metadata[f"rows/{table}"] = n
     for table, w in written.items():
