@@ -388,38 +388,50 @@ def row_count_drop_check(asset: str, *, daily: bool) -> dg.AssetChecksDefinition
 
 
 def coverage_check(asset: str, table: str, source: str) -> dg.AssetChecksDefinition:
-    @dg.asset_check(
-        asset=dg.AssetKey(asset), name=f"{asset}_coverage", blocking=False,
+    """With nothing to judge the check yields no result: Dagster then shows it Skipped (planned,
+    not executed, in a run that succeeded), with the reason in the step's log."""
+    spec = dg.AssetCheckSpec(
+        name=f"{asset}_coverage", asset=dg.AssetKey(asset), blocking=False,
         description=f"Share of the papers of the {COVERAGE_WINDOW_DAYS} days before the last {COVERAGE_LAG_DAYS} "
                     f"(upstreams index late) that have a {source} record; warns below {MIN_COVERAGE:.0%}.")
-    def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
-        with database.transaction() as conn:
-            _read_only(conn)
-            if (skipped := _skipped_unless_migrated(conn, [table, "wove.papers"])) is not None:
-                return skipped
-            row = db.fetch_all(conn, sql.SQL("""
-                WITH span AS (SELECT max(oai_datestamp) - %(lag)s::int - %(window)s::int + 1 AS first_day,
-                                     max(oai_datestamp) - %(lag)s::int AS last_day FROM wove.papers),
-                     considered AS (SELECT p.arxiv_id FROM wove.papers p, span
-                                    WHERE p.oai_datestamp BETWEEN span.first_day AND span.last_day)
-                SELECT span.first_day, span.last_day, (SELECT count(*) FROM considered) AS papers,
-                       (SELECT count(*) FROM considered JOIN {} t USING (arxiv_id)) AS covered
-                FROM span""").format(sql.Identifier(*table.split("."))),
-                {"lag": COVERAGE_LAG_DAYS, "window": COVERAGE_WINDOW_DAYS})[0]
-        papers, covered = int(row["papers"]), int(row["covered"])
-        if papers < MIN_COVERAGE_PAPERS:  # nothing (or too little) to judge: no verdict, no figures
-            window = (f"{row['first_day']}..{row['last_day']}" if row["first_day"] is not None
-                      else "no papers harvested yet")
-            return skip_result(f"{papers} papers in the coverage window ({window}); at least {MIN_COVERAGE_PAPERS} "
-                           f"are needed to judge {source} coverage")
-        coverage = covered / papers
-        return dg.AssetCheckResult(passed=coverage >= MIN_COVERAGE, severity=WARN, metadata={
-            "coverage": round(coverage, 4),
-            "papers_considered": papers, "papers_covered": covered,
-            "first_day": str(row["first_day"]), "last_day": str(row["last_day"]),
-            "lag_days": COVERAGE_LAG_DAYS, "window_days": COVERAGE_WINDOW_DAYS, "threshold": MIN_COVERAGE})
+
+    @dg.multi_asset_check(specs=[spec], name=f"{asset}_coverage", can_subset=True, required_resource_keys={"database"})
+    def _check(context: dg.AssetCheckExecutionContext):
+        yield from _coverage(context, context.resources.database, spec, table, source)
 
     return _check
+
+
+def _coverage(context, database: DatabaseResource, spec: dg.AssetCheckSpec, table: str, source: str):
+    """The coverage verdict, or nothing (logged why) when there is nothing to judge."""
+    with database.transaction() as conn:
+        _read_only(conn)
+        if (missing := _missing_tables(conn, [table, "wove.papers"])):
+            context.log.info(f"Skipped: tables not migrated: {missing}")
+            return
+        row = db.fetch_all(conn, sql.SQL("""
+            WITH span AS (SELECT max(oai_datestamp) - %(lag)s::int - %(window)s::int + 1 AS first_day,
+                                 max(oai_datestamp) - %(lag)s::int AS last_day FROM wove.papers),
+                 considered AS (SELECT p.arxiv_id FROM wove.papers p, span
+                                WHERE p.oai_datestamp BETWEEN span.first_day AND span.last_day)
+            SELECT span.first_day, span.last_day, (SELECT count(*) FROM considered) AS papers,
+                   (SELECT count(*) FROM considered JOIN {} t USING (arxiv_id)) AS covered
+            FROM span""").format(sql.Identifier(*table.split("."))),
+            {"lag": COVERAGE_LAG_DAYS, "window": COVERAGE_WINDOW_DAYS})[0]
+    papers, covered = int(row["papers"]), int(row["covered"])
+    if papers < MIN_COVERAGE_PAPERS:  # nothing (or too little) to judge: no verdict, no figures
+        window = (f"{row['first_day']}..{row['last_day']}" if row["first_day"] is not None
+                  else "no papers harvested yet")
+        context.log.info(f"Skipped: {papers} papers in the coverage window ({window}); at least "
+                         f"{MIN_COVERAGE_PAPERS} are needed to judge {source} coverage")
+        return
+    coverage = covered / papers
+    yield dg.AssetCheckResult(asset_key=spec.asset_key, check_name=spec.name,
+                              passed=coverage >= MIN_COVERAGE, severity=WARN, metadata={
+        "coverage": round(coverage, 4),
+        "papers_considered": papers, "papers_covered": covered,
+        "first_day": str(row["first_day"]), "last_day": str(row["last_day"]),
+        "lag_days": COVERAGE_LAG_DAYS, "window_days": COVERAGE_WINDOW_DAYS, "threshold": MIN_COVERAGE})
 
 
 def _warning_checks() -> list[dg.AssetChecksDefinition]:

@@ -53,7 +53,7 @@ class MatchConfig:
     unsure_low: float | None = None  # incremental: [unsure_low, threshold) -> "not_sure", new profile; None: the model's
     max_block: int = 2000  # blocks above this are sub-blocked
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
-    chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (19 float32 features a cell)
+    chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
     workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)
 
 
