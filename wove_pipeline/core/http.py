@@ -26,7 +26,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -95,6 +95,51 @@ def upstream_message(response: httpx.Response, limit: int = 2000) -> str:
         if parts:
             text = parts[0]
     return text.strip()[:limit]
+
+
+class DroppedFields:
+    """The optional request fields (OpenAlex `select`, S2 `fields`) an upstream refused
+    during a client's life, per kind of record; thread-safe. `find_refused(message, asked)`
+    names the fields a 400's message refuses; `warning` is logged once per dropped field with
+    (field, kind, upstream message)."""
+
+    def __init__(self, fields: Mapping[str, Sequence[str]], required: Mapping[str, Sequence[str]],
+                 find_refused: Callable[[str, Sequence[str]], list[str]], logger: logging.Logger, warning: str):
+        self._fields, self._required, self._find = fields, required, find_refused
+        self._log, self._warning = logger, warning
+        self._dropped: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def dropped(self) -> dict[str, list[str]]:
+        with self._lock:
+            return {kind: list(fields) for kind, fields in self._dropped.items() if fields}
+
+    def is_dropped(self, kind: str, field: str) -> bool:
+        with self._lock:
+            return field in self._dropped.get(kind, ())
+
+    def asked(self, kind: str) -> str:
+        """The comma-separated fields to ask for now: all of them but those refused."""
+        with self._lock:
+            dropped = self._dropped.get(kind, ())
+        return ",".join(f for f in self._fields[kind] if f not in dropped)
+
+    def drop(self, kind: str, exc: UpstreamRefused, sent: str | None) -> bool:
+        """Drop the optional fields a 400 refuses; True when asking again without them makes
+        sense (every refused field was in what was sent, none is required)."""
+        if exc.status != 400 or not sent:
+            return False
+        refused = self._find(exc.upstream_message, sent.split(","))
+        if not refused or any(f in self._required[kind] for f in refused):
+            return False
+        with self._lock:
+            dropped = self._dropped.setdefault(kind, [])
+            new = [f for f in refused if f not in dropped]
+            dropped += new
+        for f in new:  # once per field and client (a run): later calls no longer ask for it
+            self._log.warning(self._warning, f, kind, exc.upstream_message[:200])
+        return True
 
 
 def _short_url(url: str, limit: int = 240) -> str:

@@ -59,6 +59,7 @@ from wove_pipeline.core.http import (
     HttpClient,
     InvalidBody,
     RetrySettings,
+    DroppedFields,
     UpstreamClient,
     UpstreamError,
     UpstreamRefused,
@@ -275,8 +276,10 @@ class OpenAlexClient(UpstreamClient):
             base_url, min_interval_s=min_interval_s, timeout_s=timeout_s, retry=retry,
             secrets=(api_key,) if api_key else (), max_connections=concurrency,
         )
-        self._dropped: dict[str, list[str]] = {}  # entity path -> select fields refused so far
-        self._drop_lock = threading.Lock()
+        self._dropped = DroppedFields(  # entity path -> select fields refused so far
+            FIELDS, REQUIRED_FIELDS, refused_select_fields, log,
+            "OpenAlex refuses select field %r on /%s (%s); asking without it from now on")
+        self._refused_lock = threading.Lock()
         self._refused: UpstreamRefused | None = None  # a refusal no dropped field answers: send no more
 
     # -- select, and what the upstream refuses of it ---------------------------------------
@@ -284,31 +287,10 @@ class OpenAlexClient(UpstreamClient):
     @property
     def dropped_fields(self) -> dict[str, list[str]]:
         """Select fields the upstream refused during this client's life, per entity path."""
-        with self._drop_lock:
-            return {entity: list(fields) for entity, fields in self._dropped.items() if fields}
+        return self._dropped.dropped
 
     def select(self, entity: str) -> str:
-        with self._drop_lock:
-            dropped = self._dropped.get(entity, ())
-        return ",".join(f for f in FIELDS[entity] if f not in dropped)
-
-    def _drop_refused(self, entity: str, exc: UpstreamRefused, sent: str | None) -> bool:
-        """Drop the optional select fields a 400 refuses; True when asking again without
-        them makes sense (every refused field was in what was sent, none is required)."""
-        if exc.status != 400 or not sent:
-            return False
-        asked = sent.split(",")
-        refused = refused_select_fields(exc.upstream_message, asked)
-        if not refused or any(f in REQUIRED_FIELDS[entity] for f in refused):
-            return False
-        with self._drop_lock:
-            dropped = self._dropped.setdefault(entity, [])
-            new = [f for f in refused if f not in dropped]
-            dropped += new
-        for f in new:  # once per field and client (a run): later calls no longer ask for it
-            log.warning("OpenAlex refuses select field %r on /%s (%s); asking without it from now on",
-                        f, entity, exc.upstream_message[:200])
-        return True
+        return self._dropped.asked(entity)
 
     def _get(self, entity: str, path: str, params: dict[str, Any], validate, on_retry,
              before=None, after=None) -> tuple[httpx.Response, Any, dict[str, Any]]:
@@ -328,9 +310,9 @@ class OpenAlexClient(UpstreamClient):
             except UpstreamRefused as exc:
                 refused = exc
                 # 404: an unknown id (a singleton), not a refusal of the request itself.
-                ask_again = exc.status != 404 and self._drop_refused(entity, exc, params.get("select"))
+                ask_again = exc.status != 404 and self._dropped.drop(entity, exc, params.get("select"))
                 if exc.status != 404 and not ask_again:
-                    with self._drop_lock:  # set before `after` lets a waiting call go
+                    with self._refused_lock:  # set before `after` lets a waiting call go
                         self._refused = self._refused or exc
             finally:
                 if after is not None:
@@ -389,7 +371,7 @@ class OpenAlexClient(UpstreamClient):
             return True
         # Without the flag (refused in select), a full list result may have been cut.
         return (len(record.authorships) >= LIST_AUTHORSHIPS_MAX
-                and "is_authors_truncated" in self._dropped.get("works", ()))
+                and self._dropped.is_dropped("works", "is_authors_truncated"))
 
     def _complete(self, truncated: list[tuple[str, str | None]], extra: dict) -> Iterator[Fetched]:
         for work_id, arxiv_id in truncated:

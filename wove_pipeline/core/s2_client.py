@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -30,6 +29,7 @@ import httpx
 import orjson
 
 from wove_pipeline.core.http import (
+    DroppedFields,
     HttpClient,
     InvalidBody,
     RetrySettings,
@@ -104,36 +104,19 @@ class SemanticScholarClient(UpstreamClient):
             headers=headers, secrets=(api_key,) if api_key else (), max_connections=concurrency,
         )
         self.concurrency = concurrency
-        self._dropped: dict[str, list[str]] = {}  # "paper" | "author" -> fields refused so far
-        self._drop_lock = threading.Lock()
+        self._dropped = DroppedFields(  # "paper" | "author" -> fields refused so far
+            {what: fields.split(",") for what, fields in FIELDS.items()}, REQUIRED_FIELDS, refused_fields, log,
+            "Semantic Scholar refuses field %r on %s batches (%s); asking without it from now on")
         self.paper_batch_size = paper_batch_size
         self.author_batch_size = author_batch_size
 
     @property
     def dropped_fields(self) -> dict[str, list[str]]:
         """`fields` entries S2 refused during this client's life, per record kind."""
-        with self._drop_lock:
-            return {kind: list(fields) for kind, fields in self._dropped.items() if fields}
+        return self._dropped.dropped
 
     def fields(self, what: str) -> str:
-        with self._drop_lock:
-            dropped = self._dropped.get(what, ())
-        return ",".join(f for f in FIELDS[what].split(",") if f not in dropped)
-
-    def _drop_refused(self, what: str, exc: UpstreamRefused, sent: str) -> bool:
-        if exc.status != 400:
-            return False
-        refused = refused_fields(exc.upstream_message, sent.split(","))
-        if not refused or any(f in REQUIRED_FIELDS[what] for f in refused):
-            return False
-        with self._drop_lock:
-            dropped = self._dropped.setdefault(what, [])
-            new = [f for f in refused if f not in dropped]
-            dropped += new
-        for f in new:  # once per field and client (a run)
-            log.warning("Semantic Scholar refuses field %r on %s batches (%s); asking without it from now on",
-                        f, what, exc.upstream_message[:200])
-        return True
+        return self._dropped.asked(what)
 
     def _batch(self, kind: str, path: str, what: str, ids: list[str], wire_ids: list[str], parse,
                extra: dict) -> FetchedBatch:
@@ -155,7 +138,7 @@ class SemanticScholarClient(UpstreamClient):
                 )
                 break
             except UpstreamRefused as exc:
-                if not self._drop_refused(what, exc, fields):
+                if not self._dropped.drop(what, exc, fields):
                     raise
                 fields = self.fields(what)  # without what was refused: asked once more
         return FetchedBatch(kind, ids, batch_request(kind, path, fields, ids, **extra), response.content, records, bad)
