@@ -50,7 +50,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import orjson
@@ -89,6 +89,7 @@ REQUIRED_FIELDS = {"works": ("id", "doi"), "authors": ("id",), "institutions": (
 LIST_AUTHORSHIPS_MAX = 100  # a list result holds at most this many authorships
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 _NOT_VALID_SELECT = re.compile(r"([\w.]+) is not a valid select field", re.IGNORECASE)
 
 
@@ -226,7 +227,7 @@ def arxiv_doi(arxiv_id: str) -> str:
     return ARXIV_DOI_PREFIX + arxiv_id.lower()
 
 
-def chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
+def chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
     for i in range(0, len(items), size):
         yield list(items[i: i + size])
 
@@ -409,17 +410,15 @@ class OpenAlexClient(UpstreamClient):
         items = list(by_doi.items())
 
         def fetch_chunk(chunk: list[tuple[str, str]]) -> Iterator[Fetched]:
-            dois, ids = [d for d, _ in chunk], [a for _, a in chunk]
+            dois, ids, wanted = [d for d, _ in chunk], [a for _, a in chunk], dict(chunk)
             truncated = []
             for page in self._filtered("works_doi_filter", "/works", "doi", dois, ids, parse_works_page,
                                        {**extra, "dois": dois}):
-                wanted = dict(chunk)
                 truncated += [(r.work_id, wanted.get(r.doi or "")) for r in page.records if self._maybe_truncated(r)]
                 yield page
             yield from self._complete(truncated, extra)
 
-        return fetch_in_order(fetch_chunk, (items[i: i + self.or_values] for i in range(0, len(items), self.or_values)),
-                              self.concurrency)
+        return fetch_in_order(fetch_chunk, chunks(items, self.or_values), self.concurrency)
 
     def _entities(self, entity: str, ids: Sequence[str], parse_page, parse_one, extra: dict) -> Iterator[Fetched]:
         kind = entity.rstrip("s")
