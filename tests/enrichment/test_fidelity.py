@@ -22,6 +22,16 @@ def late(sandbox, small_world):
     return sandbox
 
 
+def _merged_and_loaded(database_url, late, small_world, tmp_path):
+    """Every preprint merged into its published version, and the world's days harvested."""
+    endpoint = late.endpoints["openalex"]
+    merged = set(endpoint.merge_published(1.0))
+    store = RawStore(tmp_path / "raw")
+    days = world_days(small_world)
+    load_days(database_url, late, store, days)
+    return endpoint, merged, store, days
+
+
 def test_an_orcid_given_only_in_the_profiles_ids_reaches_the_researchers_mentions(database_url, late, small_world,
                                                                                  tmp_path):
     store = RawStore(tmp_path / "raw")
@@ -59,11 +69,7 @@ def test_a_preprint_merged_into_its_published_version_is_found_by_that_doi(datab
     """OpenAlex merges a preprint into its published version, whose DOI the work then
     carries: the arXiv DOI finds nothing. The DOI arXiv (`papers.dois`) or S2
     (`externalIds.DOI`) gives for the published version finds it, 50 (here 10) a call."""
-    endpoint = late.endpoints["openalex"]
-    merged = set(endpoint.merge_published(1.0))
-    store = RawStore(tmp_path / "raw")
-    days = world_days(small_world)
-    load_days(database_url, late, store, days)
+    endpoint, merged, store, days = _merged_and_loaded(database_url, late, small_world, tmp_path)
     with s2_client(late) as s2:
         en.fetch_s2_papers(database_url, s2, store, days)
     s2_only = sorted(merged)[::2]  # arXiv's metadata lacks the DOI: S2's externalIds.DOI has it
@@ -132,11 +138,7 @@ def test_a_display_name_tie_goes_to_the_form_the_upstream_profiles_print(databas
 def test_the_citation_refresh_finds_merged_works_by_their_published_doi(database_url, late, small_world, tmp_path):
     from wove_pipeline.core import citation_refresh as cr
 
-    endpoint = late.endpoints["openalex"]
-    merged = set(endpoint.merge_published(1.0))
-    store = RawStore(tmp_path / "raw")
-    days = world_days(small_world)
-    load_days(database_url, late, store, days)
+    _endpoint, merged, store, days = _merged_and_loaded(database_url, late, small_world, tmp_path)
     with openalex_client(late) as oa:
         en.fetch_openalex_works(database_url, oa, store, days)
         with psycopg.connect(database_url) as conn:
