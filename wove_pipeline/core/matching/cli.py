@@ -11,7 +11,6 @@ A set is a directory with signatures.json, [papers.json] and clusters.json (S2AN
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import sys
 import time
@@ -89,9 +88,9 @@ def run_evaluate(args) -> int:
 
 
 def run_train(args) -> int:
-    from .train import train
+    from .train import dev_dirs, train
 
-    if not os.path.isdir(args.dev) or not any(_is_set(d) for d in glob.glob(os.path.join(args.dev, "*"))):
+    if not os.path.isdir(args.dev) or not dev_dirs(args.dev):
         print(f"error: no labelled sets (S2AND directories) in {args.dev}", file=sys.stderr)
         return 2
     train(args.dev, cross_validate=not args.no_cross_validation, log=lambda s: print(s, flush=True))

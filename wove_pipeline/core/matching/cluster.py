@@ -40,7 +40,7 @@ import numpy as np
 from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import squareform
 
-from .mentions import Mention
+from .mentions import Mention, normalize_orcid
 from .overrides import Overrides
 from .model import PairModel, default_model, score_pairs
 from .scoring import BlockNames, MatchData, block_names, build_data, combine_block_names, sigmoid
@@ -329,11 +329,25 @@ class _Run:
             self.assign(done, inits[np.argsort(-keys, kind="stable")], bn, count_as="initials_")
 
 
+def _merge_refused(ma: list[str], mb: list[str], mentions_by_id: dict[str, Mention], splits: set,
+                   *, one_paper: bool = False) -> bool:
+    """Would joining clusters ``ma`` and ``mb`` put a cannot-link in one cluster: two different
+    ORCIDs, a forced split, or (``one_paper``) two positions of one paper?"""
+    known_a = [mentions_by_id[m] for m in ma if m in mentions_by_id]
+    known_b = [mentions_by_id[m] for m in mb if m in mentions_by_id]
+    oa = {normalize_orcid(m.orcid) for m in known_a} - {None}
+    ob = {normalize_orcid(m.orcid) for m in known_b} - {None}
+    if oa and ob and oa != ob:
+        return True
+    if one_paper and {m.paper_id for m in known_a} & {m.paper_id for m in known_b}:
+        return True
+    sa, sb = set(ma), set(mb)
+    return any((x in sa and y in sb) or (x in sb and y in sa) for x, y in splits)
+
+
 def _apply_cross_block_links(clusters: dict[str, int], mentions_by_id: dict[str, Mention], overrides: Overrides | None, stats) -> None:
     if not overrides or not overrides.links:
         return
-    from .mentions import normalize_orcid
-
     splits = overrides.split_set()
     for a, b in overrides.links:
         if a not in clusters or b not in clusters or clusters[a] == clusters[b]:
@@ -341,13 +355,7 @@ def _apply_cross_block_links(clusters: dict[str, int], mentions_by_id: dict[str,
         la, lb = clusters[a], clusters[b]
         ma = [m for m, c in clusters.items() if c == la]
         mb = [m for m, c in clusters.items() if c == lb]
-        oa = {normalize_orcid(mentions_by_id[m].orcid) for m in ma if m in mentions_by_id} - {None}
-        ob = {normalize_orcid(mentions_by_id[m].orcid) for m in mb if m in mentions_by_id} - {None}
-        if oa and ob and oa != ob:
-            stats["force_link_refused"] += 1
-            continue
-        sa, sb = set(ma), set(mb)
-        if any((x in sa and y in sb) or (x in sb and y in sa) for x, y in splits):
+        if _merge_refused(ma, mb, mentions_by_id, splits):
             stats["force_link_refused"] += 1
             continue
         keep, drop = min(la, lb), max(la, lb)
@@ -397,12 +405,7 @@ def _join_by_upstream_ids(clusters: dict[str, int], mentions_by_id: dict[str, Me
                 keep, drop = (lb, la) if fresh_a and not fresh_b else (la, lb) if fresh_b and not fresh_a else (keep, drop)
             if not names_compatible(mentions_by_id[anchor].name, mentions_by_id[other].name):
                 continue
-            ma, mb = members[la], members[lb]
-            orcids = {mentions_by_id[m].orcid for m in ma + mb if m in mentions_by_id and mentions_by_id[m].orcid}
-            papers_a = {mentions_by_id[m].paper_id for m in ma if m in mentions_by_id}
-            sa, sb = set(ma), set(mb)
-            if len(orcids) > 1 or any(mentions_by_id[m].paper_id in papers_a for m in mb if m in mentions_by_id) or any(
-                    (x in sa and y in sb) or (x in sb and y in sa) for x, y in splits):
+            if _merge_refused(members[la], members[lb], mentions_by_id, splits, one_paper=True):
                 stats["id_join_refused"] += 1
                 continue
             for m in members.pop(drop):

@@ -89,17 +89,17 @@ def pair_features(data: MatchData, rows: np.ndarray, cols: np.ndarray, bn: Block
         grade, middle = bn.grade[np.ix_(lr, lc)], bn.middle_eq[np.ix_(lr, lc)]
         amb = np.maximum(bn.amb[lr][:, None], bn.amb[lc][None, :])
     f["name_grade"] = grade.astype(np.float32)
-    ma, mb = P.take(data.has_middle[data.variant])
+    ma, mb = P.take(data.has_middle, data.variant)
     f["middle_equal"] = _either_missing(ma, mb, middle.astype(np.float32))
-    la, lb = P.take(data.first_length[data.variant])
+    la, lb = P.take(data.first_length, data.variant)
     f["first_name_length"] = np.minimum(la, lb).astype(np.float32)
     f["block_ambiguity"] = np.log(np.maximum(amb, 1.0)).astype(np.float32)
     f["block_first_names"] = np.log1p(bn.first_names[lr] if pairs else bn.first_names[lr][:, None]).astype(np.float32)
-    la, lb = P.take(data.name_lambda[data.variant])
+    la, lb = P.take(data.name_lambda, data.variant)
     with np.errstate(invalid="ignore", divide="ignore"):
         f["name_commonness"] = np.where(grade == 4, np.log(np.fmax(la, lb)), np.nan).astype(np.float32)
     for name, arr in (("surname_variety", data.surname_variety), ("first_name_variety", data.first_name_variety)):
-        a, b = P.take(arr[data.variant])
+        a, b = P.take(arr, data.variant)
         f[name] = np.fmax(a, b).astype(np.float32)
     cannot = grade == 0
 

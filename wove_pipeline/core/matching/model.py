@@ -156,12 +156,13 @@ def score_pairs(data, rows: np.ndarray, cols: np.ndarray, bn, model: PairModel, 
 
     feats, cannot, must = pair_features(data, rows, cols, bn, pairs=pairs)
     live = ~cannot
+    upper = np.triu(np.ones(cannot.shape, dtype=bool), 1) if symmetric else None
     if symmetric:
-        live &= np.triu(np.ones(cannot.shape, dtype=bool), 1)
+        live &= upper
     logit = np.full(cannot.shape, -30.0, dtype=np.float32)
     logit[live] = _logit(model.predict(feature_matrix(feats, live)))
     if symmetric:
-        logit = np.where(np.triu(np.ones(cannot.shape, dtype=bool), 1), logit, logit.T)
+        logit = np.where(upper, logit, logit.T)
     parts: dict[str, np.ndarray] = {}
     if explain:
         contrib = model.contributions(feature_matrix(feats, np.ones(cannot.shape, dtype=bool)))

@@ -168,7 +168,6 @@ class MatchData:
     s2: np.ndarray
     oa: np.ndarray
     email: np.ndarray
-    id_conf: np.ndarray
     year: np.ndarray
     coauthors: sp.csr_matrix
     affil: sp.csr_matrix
@@ -206,9 +205,6 @@ def build_data(mentions: list[Mention]) -> MatchData:
         variants[i] = n
     blocks = [n.block for n in names]
     year = np.array([float(m.year) if m.year else np.nan for m in mentions], dtype=np.float64)
-    conf = np.array(
-        [1.0 if m.alignment_confidence is None else float(m.alignment_confidence) for m in mentions]
-    )
     coauth = _binary_csr([m.coauthor_keys for m in mentions], dedupe_self=blocks)
     affil = _dedup_tfidf(
         [" ".join(affiliation_tokens(a) for a in m.affiliations if a) if m.affiliations else "" for m in mentions],
@@ -251,7 +247,6 @@ def build_data(mentions: list[Mention]) -> MatchData:
         s2=_codes([m.s2_author_id for m in mentions]),
         oa=_codes([m.openalex_author_id for m in mentions]),
         email=_codes([(m.email or "").strip().lower() or None for m in mentions]),
-        id_conf=conf,
         year=year,
         coauthors=coauth,
         affil=affil,
@@ -316,10 +311,13 @@ class _Pairing:
     def __init__(self, rows: np.ndarray, cols: np.ndarray, pairs: bool):
         self.r, self.c, self.pairs = rows, cols, pairs
 
-    def take(self, a: np.ndarray):
+    def take(self, a: np.ndarray, by: np.ndarray | None = None):
+        """a at the rows and the columns; with ``by``, a[by[...]] (a per-variant array read
+        through the mentions' variant ids, without gathering it for every mention loaded)."""
+        r, c = (self.r, self.c) if by is None else (by[self.r], by[self.c])
         if self.pairs:
-            return a[self.r], a[self.c]
-        return a[self.r][:, None], a[self.c][None, :]
+            return a[r], a[c]
+        return a[r][:, None], a[c][None, :]
 
     def sim(self, X: sp.csr_matrix, rmap: np.ndarray | None = None) -> np.ndarray:
         r = self.r if rmap is None else rmap[self.r]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .features import EVIDENCE_GROUPS, FEATURES, pair_features
+from .features import EVIDENCE_GROUPS, FEATURES, feature_matrix, pair_features
 from .mentions import Mention
 from .model import MANIFEST_FILE, MODEL_DIR, MODEL_FILE, PairModel
 from .scoring import block_names, build_data
@@ -127,7 +127,7 @@ def set_pairs(s: LabelledSet, rng: np.random.Generator) -> tuple[np.ndarray, np.
         bn = block_names(data, idx)
         feats, cannot, _ = pair_features(data, idx[I], idx[J], bn, pairs=True)
         keep = ~cannot
-        X = np.stack([np.broadcast_to(feats[f], cannot.shape)[keep] for f in FEATURES], axis=1).astype(np.float32)
+        X = feature_matrix(feats, keep)
         gi = [s.gold[s.mentions[i].mention_id] for i in idx[I][keep]]
         gj = [s.gold[s.mentions[j].mention_id] for j in idx[J][keep]]
         Xs.append(X)
