@@ -244,6 +244,11 @@ class _LockedEmbedder:
         return out
 
 
+# /search/KIND: the name search and the id column of serving.KIND
+_NAME_SEARCH = {"researchers": (search.search_researchers, "researcher_id"),
+                "institutions": (search.search_institutions, "institution_id")}
+
+
 class App:
     def __init__(self, pool: ReaderPool, embedder, *, floor: float | None = search.RELEVANCE_FLOOR,
                  site_url: str = ""):
@@ -259,7 +264,7 @@ class App:
         head = segments[0] if segments else ""
         if head == "search" and len(segments) == 1:
             return 200, self.search(query)
-        if head == "search" and len(segments) == 2 and segments[1] in ("researchers", "institutions"):
+        if head == "search" and len(segments) == 2 and segments[1] in _NAME_SEARCH:
             return 200, self.search_names(segments[1], query)
         if head == "papers" and len(segments) >= 2:
             rest = segments[1:]
@@ -321,18 +326,15 @@ class App:
         if q is None:
             raise bad_request(f"give a name: /search/{kind}?q=...")
         limit = p.integer("limit", 24, 1, search.MAX_LIMIT)
+        find, id_column = _NAME_SEARCH[kind]
         with self.pool.connection() as conn:
             try:
-                if kind == "researchers":
-                    hits = search.search_researchers(conn, q, limit=limit)
-                    slugs = dict(conn.execute("SELECT researcher_id, slug FROM serving.researchers "
-                                              "WHERE researcher_id = ANY(%s)", ([h.id for h in hits],)).fetchall())
-                else:
-                    hits = search.search_institutions(conn, q, limit=limit)
-                    slugs = dict(conn.execute("SELECT institution_id, slug FROM serving.institutions "
-                                              "WHERE institution_id = ANY(%s)", ([h.id for h in hits],)).fetchall())
+                hits = find(conn, q, limit=limit)
             except search.SearchInputError as exc:
                 raise bad_request(str(exc)) from None
+            # identifiers are constants of this module
+            slugs = dict(conn.execute(f"SELECT {id_column}, slug FROM serving.{kind} WHERE {id_column} = ANY(%s)",
+                                      ([h.id for h in hits],)).fetchall())
         extra = "summary" if kind == "researchers" else "ror"
         results = [{"id": h.id, "display_name": h.display_name, "slug": slugs.get(h.id),
                     "url": f"/{kind}/{slugs[h.id]}" if h.id in slugs else None,
