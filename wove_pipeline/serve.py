@@ -139,6 +139,11 @@ class ReaderPool:
                 return
 
 
+def _publication(conn: psycopg.Connection) -> dict:
+    """The publication served (what /health answers)."""
+    return db.fetch_all(conn, "SELECT publication_id, published_at, schema_version, as_of FROM serving.publication")[0]
+
+
 def check_database(pool: ReaderPool) -> dict:
     """At start: the database is reachable, published, readable by the role and by nothing
     more (no USAGE on the core schema); returns the publication served."""
@@ -152,8 +157,7 @@ def check_database(pool: ReaderPool) -> dict:
             if db.fetch_value(conn, "SELECT has_schema_privilege('wove', 'USAGE')"):
                 raise CliError(f"role {pool.role} can read the core schema wove: it must read serving only "
                                "(docs/data-contract.md, The role)")
-            return db.fetch_all(conn, "SELECT publication_id, published_at, schema_version, as_of "
-                                      "FROM serving.publication")[0]
+            return _publication(conn)
     except psycopg.errors.InsufficientPrivilege as exc:
         raise CliError(f"cannot switch to the read-only role {pool.role} in the serving {describe_url(pool.url)}: "
                        f"{str(exc).strip().splitlines()[0]} (use a login in {pool.role}, see "
@@ -280,8 +284,7 @@ class App:
         if head == "health" and len(segments) == 1:
             Params(query, set())
             with self.pool.connection() as conn:
-                pub = db.fetch_all(conn, "SELECT publication_id, published_at, schema_version, as_of "
-                                         "FROM serving.publication")[0]
+                pub = _publication(conn)
             return 200, {"status": "ok", **pub}
         raise not_found(f"no such route: {path} (see /health, /search, /papers/ID, /researchers/ID, "
                         "/institutions/ID)")
