@@ -124,10 +124,10 @@ def refresh_openalex(database_url: str, client: OpenAlexClient, store: RawStore,
         published = conn.execute(
             "SELECT arxiv_id, doi FROM wove.openalex_works WHERE arxiv_id = ANY(%s) AND doi IS NOT NULL"
             " AND doi NOT LIKE '10.48550/arxiv.%%' ORDER BY arxiv_id", (works,)).fetchall()
-        by_arxiv_doi = [w for w in works if w not in {a for a, _ in published}]
-        while by_arxiv_doi and (-(-len(by_arxiv_doi) // client.or_values)
-                                + -(-len(published) // client.or_values)) > work_calls:
-            by_arxiv_doi.pop()  # two sets of calls: stay within the day's calls
+        merged = {a for a, _ in published}
+        # Two sets of calls within the day's: all published-DOI ones, the arXiv-DOI ones what is left.
+        arxiv_doi_calls = max(0, work_calls - -(-len(published) // client.or_values))
+        by_arxiv_doi = [w for w in works if w not in merged][: arxiv_doi_calls * client.or_values]
         works = by_arxiv_doi + [a for a, _ in published]
         summary.oldest_checked_before = _oldest(conn, en.OPENALEX)
         en._openalex_prepare(conn, client)
