@@ -39,7 +39,7 @@ from psycopg.types.json import Jsonb
 
 from wove_pipeline.core import db
 from wove_pipeline.core.gc_pause import gc_paused
-from wove_pipeline.core.openalex_client import LIST_AUTHORSHIPS_MAX, BudgetExhausted, OpenAlexClient
+from wove_pipeline.core.openalex_client import BudgetExhausted, OpenAlexClient, maybe_truncated
 from wove_pipeline.core.openalex_parser import (
     OpenAlexAuthorRecord,
     OpenAlexWorkRecord,
@@ -366,8 +366,7 @@ def derive(responses: Iterable[RawResponse], out: Derived | None = None) -> Deri
             for arxiv_id, rec in hits.items():
                 if attempt_source:
                     out.found(arxiv_id, attempt_source, _asked_day(resp))
-                complete = kind == "work_singleton" or not (rec.is_authors_truncated or (
-                    not flag_asked and len(rec.authorships) >= LIST_AUTHORSHIPS_MAX))
+                complete = kind == "work_singleton" or not maybe_truncated(rec, flag_asked)
                 out.oa_works[arxiv_id] = _oa_work_row(arxiv_id, rec, complete, at)
                 out.snapshots[(OPENALEX, "paper", arxiv_id, at.date())] = (rec.cited_by_count, None, None, None, None)
         elif kind in ("authors_filter", "author_singleton"):

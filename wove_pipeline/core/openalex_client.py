@@ -104,6 +104,12 @@ def refused_select_fields(message: str, asked: Sequence[str]) -> list[str]:
     return [f for f in dict.fromkeys(named) if f in asked]
 
 
+def maybe_truncated(record, flag_asked: bool) -> bool:
+    """Whether a list result's authorships may be cut: its flag says so or, when the flag was
+    not asked (refused in select), it holds the most authorships a list result holds."""
+    return record.is_authors_truncated or (not flag_asked and len(record.authorships) >= LIST_AUTHORSHIPS_MAX)
+
+
 class BudgetExhausted(RuntimeError):
     """The next list call would go over the daily budget (ours or the upstream's)."""
 
@@ -368,11 +374,7 @@ class OpenAlexClient(UpstreamClient):
             params = {**params, "cursor": next_cursor}
 
     def _maybe_truncated(self, record) -> bool:
-        if record.is_authors_truncated:
-            return True
-        # Without the flag (refused in select), a full list result may have been cut.
-        return (len(record.authorships) >= LIST_AUTHORSHIPS_MAX
-                and self._dropped.is_dropped("works", "is_authors_truncated"))
+        return maybe_truncated(record, flag_asked=not self._dropped.is_dropped("works", "is_authors_truncated"))
 
     def _complete(self, truncated: list[tuple[str, str | None]], extra: dict) -> Iterator[Fetched]:
         for work_id, arxiv_id in truncated:
