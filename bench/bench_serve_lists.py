@@ -86,26 +86,22 @@ with scratch_postgres("wove-diag-serve-") as (pg, _):
             conn.execute(sqltext, params).fetchall()
             res.setdefault(key, []).append((time.perf_counter() - t0) * 1000)
 
+        def timed(version, fn):
+            for q, v in zip(warm, wv):
+                conn.execute(FULL.format(fn), {"q": q, "v": v}).fetchall()
+            for q, v in zip(qs, qv):
+                p = {"q": q, "v": v}
+                for name, sql in (("full", FULL), ("text", TEXT), ("vector", VEC)):
+                    t(f"{name}_{version}", sql.format(fn), p)
+                t(f"lexical_{version}", LISTS[f"lexical_{version}"], p)
+                t(f"title_{version}", LISTS[f"title_{version}"], p)
+
         conn.execute(old_fn)
         conn.execute("CREATE INDEX papers_title_trgm_idx ON wove.papers USING gin (wove.immutable_unaccent(title) gin_trgm_ops)")
         conn.execute("ANALYZE wove.papers")
-        for q, v in zip(warm, wv):
-            conn.execute(FULL.format("search_papers_0015"), {"q": q, "v": v}).fetchall()
-        for q, v in zip(qs, qv):
-            p = {"q": q, "v": v}
-            for name, sql in (("full", FULL), ("text", TEXT), ("vector", VEC)):
-                t(f"{name}_0015", sql.format("search_papers_0015"), p)
-            t("lexical_0015", LISTS["lexical_0015"], p)
-            t("title_0015", LISTS["title_0015"], p)
+        timed("0015", "search_papers_0015")
         conn.execute("DROP INDEX wove.papers_title_trgm_idx")
-        for q, v in zip(warm, wv):
-            conn.execute(FULL.format("search_papers"), {"q": q, "v": v}).fetchall()
-        for q, v in zip(qs, qv):
-            p = {"q": q, "v": v}
-            for name, sql in (("full", FULL), ("text", TEXT), ("vector", VEC)):
-                t(f"{name}_0016", sql.format("search_papers"), p)
-            t("lexical_0016", LISTS["lexical_0016"], p)
-            t("title_0016", LISTS["title_0016"], p)
+        timed("0016", "search_papers")
         nmatch = [conn.execute(f"SELECT count(*) FROM wove.papers p WHERE p.search_tsv @@ {TSQ}", {"q": q}).fetchone()[0]
                   for q in qs]
         ntitle = [conn.execute(f"SELECT count(*) FROM wove.papers p WHERE wove.immutable_unaccent(p.title) %% {UQ}",
