@@ -335,9 +335,9 @@ class App:
                 hits = find(conn, q, limit=limit)
             except search.SearchInputError as exc:
                 raise bad_request(str(exc)) from None
-            # identifiers are constants of this module
-            slugs = dict(conn.execute(f"SELECT {id_column}, slug FROM serving.{kind} WHERE {id_column} = ANY(%s)",
-                                      ([h.id for h in hits],)).fetchall())
+            statement = sql.SQL("SELECT {id}, slug FROM {table} WHERE {id} = ANY(%s)").format(
+                id=sql.Identifier(id_column), table=sql.Identifier("serving", kind))
+            slugs = dict(conn.execute(statement, ([h.id for h in hits],)).fetchall())
         extra = "summary" if kind == "researchers" else "ror"
         results = [{"id": h.id, "display_name": h.display_name, "slug": slugs.get(h.id),
                     "url": f"/{kind}/{slugs[h.id]}" if h.id in slugs else None,
