@@ -34,7 +34,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_day import (  # noqa: E402
-    CATCH_UP_DAYS, DAILY_ORDER, DAY_BAR_S, GLOBAL_ORDER, RUN_CONFIG, BenchEnv, chunks, load_average, run_job,
+    CATCH_UP_DAYS,
+    DAILY_ORDER,
+    DAY_BAR_S,
+    GLOBAL_ORDER,
+    RUN_CONFIG,
+    BenchEnv,
+    chunks,
+    load_average,
+    run_job,
 )
 
 OUT = Path(os.environ.get("WOVE_BENCH_OUT", "/tmp/wove-bench-backfill"))
@@ -45,7 +53,7 @@ SECTION = "Backfill (one year) and cost growth"
 # through the API needs about 15,000 list calls, more than one free day: the backfill runs
 # with a budget for that (the key's budget on the sandbox's side, the same on ours). Without
 # it the unasked papers stay pending for the next days' runs (tested), or the year comes in
-# through the snapshot path (wove_pipeline.core.bulk) at no API cost.
+# through the snapshot path (wove_pipeline.enrichment.bulk) at no API cost.
 OPENALEX_BUDGET_USD = 5.0
 
 
@@ -60,7 +68,6 @@ def _commit() -> str:
 def _openalex_budget(budget_usd: float):
     """(sandbox setup giving its OpenAlex key this daily budget, run config giving ours the same)."""
     from wove_pipeline.sandbox.openalex import LIST_CALL_USD
-
     def setup(server) -> None:
         server.endpoints["openalex"].daily_credits = int(round(budget_usd / LIST_CALL_USD))
 
@@ -75,7 +82,6 @@ def _save(fig: dict) -> None:
 def run_size(target: int, per_day: int, seed: int, openalex_budget_usd: float = OPENALEX_BUDGET_USD,
              keep: bool = False) -> dict:
     from wove_pipeline.sandbox.generator import generate_world
-
     days = max(1, round(target / per_day))
     fig: dict = {"target": target, "per_day": per_day, "days": days, "seed": seed, "status": "generating",
                  "openalex_budget_usd": openalex_budget_usd, "commit": _commit(),
@@ -237,7 +243,7 @@ HOT_SPOTS = """### Hot spots and what changed (2026-11-30)
   sub-blocked, the work spread over forked workers); it is the largest part of the publish.
 - **OpenAlex budget**: a year through the API needs more list calls than a free key's $1 a day (the
   rest would stay pending for the next days' runs, tested); the year runs with a $5/day key on both
-  sides (`--openalex-budget-usd`); the snapshot path (`wove_pipeline.core.bulk`) needs no API budget.
+  sides (`--openalex-budget-usd`); the snapshot path (`wove_pipeline.enrichment.bulk`) needs no API budget.
 """
 
 

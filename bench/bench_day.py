@@ -11,7 +11,7 @@ What it does:
    Tuesday gets about 1.5x the mean day): 2,588 OAI records with the defaults. The sandbox clock sits 60 days
    after the last day, so S2 and OpenAlex know most papers (coverage lag).
 2. Starts a fresh embedded PostgreSQL in a temporary WOVE_HOME under /tmp, migrates it and
-   serves the world on loopback (``wove_pipeline.runtime.bring_up``).
+   serves the world on loopback (``wove_pipeline.cli.runtime.bring_up``).
 3. History (not timed as the day): the days before it in one range run of the daily assets
    (every one but paper_embeddings), then ``publish``: the benchmarked day lands on a
    database that already holds researchers, as in daily operation.
@@ -71,7 +71,6 @@ def real_defs() -> dg.Definitions:
     """wove's definitions plus two bench jobs: the daily assets but paper_embeddings, and
     paper_embeddings alone. The asset checks of the selected assets run in the same runs."""
     from wove_pipeline import definitions as wd
-
     daily_keys = [k for a in wd.daily_assets for k in a.keys if k != EMBEDDINGS]
     jobs = [
         dg.define_asset_job("bench_daily", selection=dg.AssetSelection.assets(*daily_keys)),
@@ -204,7 +203,6 @@ def _pg_cpu() -> float:
     children (backends that exited) plus the live backends. 0 when it cannot be read."""
     try:
         from wove_pipeline.settings import wove_home
-
         pid = int((wove_home() / "pgdata" / "postmaster.pid").read_text().split()[0])
         f = _stat(pid)
         total = sum(int(x) for x in f[11:15])  # utime stime cutime cstime
@@ -294,8 +292,7 @@ class BenchEnv:
         self.home = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
         os.environ["WOVE_HOME"] = str(self.home)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from wove_pipeline.runtime import bring_up
-
+        from wove_pipeline.cli.runtime import bring_up
         self.keep = keep
         global SANDBOX_PID
         self.env = bring_up(world=world, serve_sandbox=True, sandbox_today=today, sandbox_setup=sandbox_setup,
@@ -378,7 +375,6 @@ def measure_day(args, day: dt.date, executor: str = "in_process", embedding: boo
     """Generate the world, load its history (in-process, not timed as the day), then run the
     day and the no-op graph with `executor`, and the day's embedding when asked."""
     from wove_pipeline.sandbox.generator import generate_world
-
     start = day - dt.timedelta(days=args.history_days)
     t0 = time.perf_counter()
     world = generate_world(seed=args.seed, papers_per_day=args.papers_per_day, days=args.history_days + 1, start_day=start)

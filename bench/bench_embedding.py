@@ -4,7 +4,7 @@
 
 The texts are the clean title + abstract of sandbox papers (generate_world, seed 7),
 written to wove.papers in a temporary embedded PostgreSQL. "Stage" is what the
-paper_embeddings asset runs (wove_pipeline.core.embedding.embed_papers): select the papers
+paper_embeddings asset runs (wove_pipeline.search.embedding.embed_papers): select the papers
 whose hash/model changed, encode them, upsert the vectors with COPY. "Raw" is one
 SentenceTransformer.encode call over the same texts with the same model object, batch
 size and normalization. Rounds alternate raw and stage so background load hits both
@@ -27,8 +27,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.results import write_section  # noqa: E402
-from wove_pipeline.core import db  # noqa: E402
-from wove_pipeline.core.embedding import Embedder, EmbeddingModelConfig, embed_papers, paper_text  # noqa: E402
+from wove_pipeline.database import access as db  # noqa: E402
+from wove_pipeline.search.embedding import Embedder, EmbeddingModelConfig, embed_papers, paper_text  # noqa: E402
 
 COLUMNS = (
     "arxiv_id", "is_old_style", "current_version", "versions", "title_tex", "title", "abstract_tex", "abstract",
@@ -38,9 +38,8 @@ COLUMNS = (
 
 
 def sandbox_rows(n: int) -> list[tuple]:
-    from wove_pipeline.core.tex import tex_to_text
+    from wove_pipeline.arxiv.tex import tex_to_text
     from wove_pipeline.sandbox.generator import generate_world
-
     world = generate_world(seed=7, papers_per_day=max(1, n // 8 + 1), days=8)
     rows = []
     for p in world.papers[:n]:
@@ -71,9 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     model = embedder.model
     model.encode(texts[:64], batch_size=args.batch_size)  # warm-up
 
-    from wove_pipeline.core.embedded_pg import scratch_postgres
-    from wove_pipeline.core.migrations import migrate
-
+    from wove_pipeline.database.embedded import scratch_postgres
+    from wove_pipeline.database.migrations import migrate
     with scratch_postgres("wove-bench-emb-") as (server, _):
         url = server.admin_url
         migrate(url)

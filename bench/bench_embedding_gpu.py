@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 from sentence_transformers import SentenceTransformer
 
-from wove_pipeline.core.embedding import Embedder, EmbeddingModelConfig
+from wove_pipeline.search.embedding import Embedder, EmbeddingModelConfig
 
 BATCH_SIZES = (64, 256, 1024)
 ROUNDS = 3

@@ -20,11 +20,11 @@ import datetime as dt
 import time
 
 from bench.results import write_section
-from wove_pipeline.core.openalex_client import OpenAlexBudget, OpenAlexClient
-from wove_pipeline.core.s2_client import SemanticScholarClient
-from wove_pipeline.runtime import start_sandbox
+from wove_pipeline.cli.runtime import start_sandbox
+from wove_pipeline.openalex.client import OpenAlexBudget, OpenAlexClient
 from wove_pipeline.sandbox.generator import generate_world
 from wove_pipeline.sandbox.server import FaultPlan
+from wove_pipeline.semantic_scholar.client import SemanticScholarClient
 
 CONCURRENCY = (1, 2, 4, 8)
 

@@ -13,13 +13,14 @@ import psycopg
 from lxml import etree
 
 from bench.results import write_section
-from wove_pipeline.core import db, papers_load
-from wove_pipeline.core.arxiv_client import ArxivOaiClient
-from wove_pipeline.core.embedded_pg import scratch_postgres
-from wove_pipeline.core.migrations import migrate
-from wove_pipeline.core.raw_store import RawStore
-from wove_pipeline.runtime import start_sandbox
+from wove_pipeline.arxiv import harvest as papers_load
+from wove_pipeline.arxiv.client import ArxivOaiClient
+from wove_pipeline.cli.runtime import start_sandbox
+from wove_pipeline.database import access as db
+from wove_pipeline.database.embedded import scratch_postgres
+from wove_pipeline.database.migrations import migrate
 from wove_pipeline.sandbox.generator import generate_world
+from wove_pipeline.upstream.raw_store import RawStore
 
 
 def main(argv: list[str] | None = None) -> None:

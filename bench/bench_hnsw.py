@@ -33,7 +33,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.results import write_section  # noqa: E402
-from wove_pipeline.core.embedding import vector_literal  # noqa: E402
+from wove_pipeline.search.embedding import vector_literal  # noqa: E402
 
 DIM = 384
 K = 24
@@ -125,8 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     url = args.url
     with contextlib.ExitStack() as stack:
         if url is None:
-            from wove_pipeline.core.embedded_pg import scratch_postgres
-
+            from wove_pipeline.database.embedded import scratch_postgres
             server, _ = stack.enter_context(scratch_postgres("wove-bench-hnsw-"))
             url = server.admin_url
         with psycopg.connect(url, autocommit=True) as conn:

@@ -34,8 +34,7 @@ def _zipf_weights(n: int, s: float) -> np.ndarray:
 
 
 def synthesize(n_mentions: int, seed: int = 1):
-    from wove_pipeline.core.matching.mentions import Mention
-
+    from wove_pipeline.matching.mentions import Mention
     rng = np.random.default_rng(seed)
     n_persons = n_mentions // 6
     cjk = rng.random(n_persons) < 0.3
@@ -189,9 +188,8 @@ def main(argv=None) -> None:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
 
-    from wove_pipeline.core.matching import MatchConfig, match_all
-    from wove_pipeline.core.matching.evaluate import b3
-
+    from wove_pipeline.matching import MatchConfig, match_all
+    from wove_pipeline.matching.evaluate import b3
     t0 = time.perf_counter()
     mentions, gold = synthesize(args.mentions)
     t_gen = time.perf_counter() - t0

@@ -16,9 +16,9 @@ import argparse
 import os
 import time
 
-from wove_pipeline.core.matching.evaluate import b3, baseline_exact_name, baseline_one_per_block, format_sets
-from wove_pipeline.core.matching.quality import leave_one_out_scores, shipped_threshold
-from wove_pipeline.core.matching.train import dev_dirs
+from wove_pipeline.matching.evaluate import b3, baseline_exact_name, baseline_one_per_block, format_sets
+from wove_pipeline.matching.quality import leave_one_out_scores, shipped_threshold
+from wove_pipeline.matching.train import dev_dirs
 
 # S2AND v1.21 production model on these files (../shared/matching-real/README.md) and the bars of the issue
 S2AND = {"ads": 0.914, "aminer110": 0.736, "pubmed_sanyal": 0.868, "medline_pairs": 0.955, "acl_blocks": 0.747, "acl_homonyms": 0.580}
@@ -26,10 +26,9 @@ BARS = {"ads": 0.93, "aminer110": 0.85, "pubmed_sanyal": 0.90, "medline_pairs": 
 
 
 def sandbox_figures(seed: int = 7) -> str:
-    from wove_pipeline.core.matching import match_all
-    from wove_pipeline.core.matching.sandbox_eval import world_mentions
+    from wove_pipeline.matching import match_all
+    from wove_pipeline.matching.sandbox_eval import world_mentions
     from wove_pipeline.sandbox.generator import generate_world
-
     mentions, gold = world_mentions(generate_world(seed=seed, papers_per_day=250, days=10))
     rows = [("matcher (shipped model)", b3(match_all(mentions).clusters, gold)),
             ("exact normalized name", b3(baseline_exact_name(mentions), gold)),

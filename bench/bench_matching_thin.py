@@ -15,10 +15,10 @@ import argparse
 import os
 import time
 
-from wove_pipeline.core.matching.cluster import MatchConfig, match_all
-from wove_pipeline.core.matching.evaluate import baseline_exact_name, evaluate, load_s2and, thin_mentions
-from wove_pipeline.core.matching.sandbox_eval import world_mentions
-from wove_pipeline.core.matching.scoring import Weights
+from wove_pipeline.matching.cluster import MatchConfig, match_all
+from wove_pipeline.matching.evaluate import baseline_exact_name, evaluate, load_s2and, thin_mentions
+from wove_pipeline.matching.sandbox_eval import world_mentions
+from wove_pipeline.matching.scoring import Weights
 
 EXAMPLE = "/work/shared/matching-format"
 
@@ -51,7 +51,6 @@ def main(argv=None) -> int:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
     from wove_pipeline.sandbox.generator import generate_world
-
     t0 = time.perf_counter()
     mentions, gold = world_mentions(generate_world(seed=args.seed, papers_per_day=250, days=10))
     table = [

@@ -96,10 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
 
-    from wove_pipeline.core.embedding import Embedder, paper_text
-    from wove_pipeline.core.tex import tex_to_text
+    from wove_pipeline.arxiv.tex import tex_to_text
     from wove_pipeline.sandbox.generator import generate_world
-
+    from wove_pipeline.search.embedding import Embedder, paper_text
     world = generate_world(seed=args.seed, papers_per_day=args.papers_per_day, days=args.days)
     papers = [p for p in world.papers if not p.withdrawn]
     texts = [paper_text(tex_to_text(p.title), tex_to_text(p.abstract)) for p in papers]
@@ -137,10 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     for f in FLOORS:
         rows.append(f"| {f:.2f} | {np.mean(junk_best >= f):.0%} | {np.mean(rel_sims >= f):.0%} | "
                     f"{np.mean(rel_top1 >= f):.0%} | {np.mean(verb_best >= f):.0%} |")
-    from wove_pipeline.core.search import RELEVANCE_FLOOR
-
+    from wove_pipeline.search.query import RELEVANCE_FLOOR
     body = f"""\
-How `RELEVANCE_FLOOR` ({RELEVANCE_FLOOR}, `wove_pipeline/core/search.py`; migration 0015's
+How `RELEVANCE_FLOOR` ({RELEVANCE_FLOOR}, `wove_pipeline/search/query.py`; migration 0015's
 `min_similarity`) was chosen. The sandbox world (seed {args.seed}, {args.papers_per_day} papers a day, {args.days}
 days: {len(papers):,} papers, withdrawn ones left out) embedded with the default model as
 `paper_embeddings` embeds it ({embed_s:.0f} s on this machine); exact cosine over every paper.

@@ -101,7 +101,6 @@ def _ms(t: tuple[float, float, float]) -> str:
 
 def queries(rng: random.Random, titles: list[str], n: int) -> list[str]:
     from wove_pipeline.sandbox.generator import WORDS
-
     phrases = sorted({t for w in WORDS.values() for t in w["task"]} | {m for w in WORDS.values() for m in w["method"]})
     adjs = sorted({a for w in WORDS.values() for a in w["adj"]})
     out: list[str] = []
@@ -124,9 +123,9 @@ def queries(rng: random.Random, titles: list[str], n: int) -> list[str]:
 
 
 def build(url: str, base, vectors: np.ndarray, n: int, rng: np.random.Generator) -> dict[str, float]:
-    from wove_pipeline.core import db, serving
-    from wove_pipeline.core.embedding import DEFAULT_MODEL
-
+    from wove_pipeline.database import access as db
+    from wove_pipeline.search.embedding import DEFAULT_MODEL
+    from wove_pipeline.serving import publish as serving
     t: dict[str, float] = {}
     b = len(base)
     t0 = time.perf_counter()
@@ -192,14 +191,13 @@ def main(argv: list[str] | None = None) -> int:
 
     import httpx
 
-    from wove_pipeline.core import search
-    from wove_pipeline.core.embedded_pg import scratch_postgres
-    from wove_pipeline.core.embedding import Embedder, paper_text
-    from wove_pipeline.core.migrations import migrate
-    from wove_pipeline.core.tex import slugify_paper, tex_to_text
-    from wove_pipeline.sandbox.generator import generate_world
-
     from bench.bench_relevance_floor import EVERYDAY, nonsense
+    from wove_pipeline.arxiv.tex import slugify_paper, tex_to_text
+    from wove_pipeline.database.embedded import scratch_postgres
+    from wove_pipeline.database.migrations import migrate
+    from wove_pipeline.sandbox.generator import generate_world
+    from wove_pipeline.search import query as search
+    from wove_pipeline.search.embedding import Embedder, paper_text
 
     world = generate_world(seed=7, papers_per_day=max(10, args.base // 10 + 1), days=10)
     papers = [p for p in world.papers if not p.withdrawn][: args.base]

@@ -11,19 +11,24 @@ that index is then dropped again (0016 drops it) and the current function is tim
 SQL on one connection (no HTTP, no embedding), hnsw.ef_search = 64, 60 of bench_serve's
 queries (10 warm-up calls before each), min_similarity = 0.3 as `wove serve` calls it.
 """
-import os, random, sys, time
+import os
+import random
+import sys
+import time
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
+
 from bench import bench_serve as bs
 from bench.results import write_section
-from wove_pipeline.core import db
-from wove_pipeline.core.embedded_pg import scratch_postgres
-from wove_pipeline.core.embedding import Embedder, paper_text, vector_literal
-from wove_pipeline.core.migrations import available, migrate
-from wove_pipeline.core.tex import slugify_paper, tex_to_text
+from wove_pipeline.arxiv.tex import slugify_paper, tex_to_text
+from wove_pipeline.database import access as db
+from wove_pipeline.database.embedded import scratch_postgres
+from wove_pipeline.database.migrations import available, migrate
 from wove_pipeline.sandbox.generator import generate_world
+from wove_pipeline.search.embedding import Embedder, paper_text, vector_literal
 
 SECTION = "wove serve: where search time goes"
 args = [a for a in sys.argv[1:] if not a.startswith("--")]

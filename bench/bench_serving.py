@@ -18,9 +18,11 @@ import time
 import psycopg
 
 from bench.results import write_section
-from wove_pipeline.core import db, metrics, serving
-from wove_pipeline.core.embedded_pg import scratch_postgres
-from wove_pipeline.core.migrations import migrate
+from wove_pipeline.database import access as db
+from wove_pipeline.database.embedded import scratch_postgres
+from wove_pipeline.database.migrations import migrate
+from wove_pipeline.metrics import compute as metrics
+from wove_pipeline.serving import publish as serving
 
 CATS = ["cs.CV", "cs.LG", "cs.CL", "cs.AI", "cs.DC", "cs.GR", "cs.RO", "stat.ML", "hep-ph", "hep-th",
         "astro-ph.GA", "quant-ph", "math.OC", "math.PR", "cond-mat.str-el", "physics.optics", "eess.SP",
@@ -239,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
 Synthetic archive generated in SQL: **{n_papers:,} papers, {n_authorships:,} authorships, {n_researchers:,}
 researchers** (skewed: the most prolific has {max_papers} papers), {args.institutions:,} institutions, S2 and
 OpenAlex records for every paper and researcher. Embedded PostgreSQL 18, default settings. Latencies are
-measured from Python through `wove_pipeline.core.serving` (psycopg, one connection, prepared statements),
+measured from Python through `wove_pipeline.serving.publish` (psycopg, one connection, prepared statements),
 {args.queries:,} researchers (random, plus the 50 most prolific), interleaved with the primary-key lookups.
 
 | measure | p50 | p95 | max |

@@ -11,8 +11,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core.embedded_pg import scratch_postgres
-from wove_pipeline.core.migrations import migrate
+from wove_pipeline.database.embedded import scratch_postgres
+from wove_pipeline.database.migrations import migrate
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 TEMPLATE_DB = "wove_template"
@@ -65,14 +65,12 @@ def database_url(clone_database) -> str:
 def small_world():
     """A small but complete sandbox world (every kind of hard case, fast to harvest)."""
     from wove_pipeline.sandbox.generator import generate_world
-
     return generate_world(seed=7, papers_per_day=40, days=8)
 
 
 @pytest.fixture
 def sandbox(small_world):
-    from wove_pipeline.runtime import start_sandbox
-
+    from wove_pipeline.cli.runtime import start_sandbox
     server = start_sandbox(small_world)
     yield server
     server.stop()
@@ -82,8 +80,7 @@ def sandbox(small_world):
 def pipeline_env(database_url, sandbox, tmp_path, monkeypatch):
     """Environment variables a Dagster run reads, pointed at a fresh database, a fresh raw
     layer and the sandbox."""
-    from wove_pipeline.runtime import sandbox_env
-
+    from wove_pipeline.cli.runtime import sandbox_env
     env = {"WOVE_DATABASE_URL": database_url, "WOVE_DATA_DIR": str(tmp_path / "raw"), **sandbox_env(sandbox)}
     for key, value in env.items():
         monkeypatch.setenv(key, value)

@@ -11,12 +11,17 @@ import gc
 
 import dagster as dg
 
-from wove_pipeline import publish_gate
-from wove_pipeline.assets import checks, embeddings, enrichment, harvest, matching, serving
+from wove_pipeline.arxiv import assets as harvest
+from wove_pipeline.assets import checks
+from wove_pipeline.enrichment import assets as enrichment
+from wove_pipeline.matching import assets as matching
 from wove_pipeline.partitions import daily_partitions
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.embedder import EmbedderResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
+from wove_pipeline.search import assets as embeddings
+from wove_pipeline.serving import assets as serving
+from wove_pipeline.serving import automation as publish_gate
 
 # Partitioned by OAI day: one run per day (or per month in a backfill).
 daily_assets = [

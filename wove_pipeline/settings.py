@@ -6,6 +6,7 @@ into snapshots). README.md lists the same variables.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,3 +45,29 @@ def upstream_settings() -> UpstreamSettings:
         s2_min_interval_s=float(os.environ.get("S2_MIN_INTERVAL_S") or 1),
         openalex_min_interval_s=float(os.environ.get("OPENALEX_MIN_INTERVAL_S") or 0.01),
     )
+
+
+# The partition window (wove_pipeline.partitions): where this deployment's history begins, and
+# optionally its last day (default: today, growing every day).
+PARTITIONS_START = "2025-01-01"
+PARTITIONS_START_VAR = "WOVE_PARTITIONS_START"
+PARTITIONS_END_VAR = "WOVE_PARTITIONS_END"
+
+
+def _day(var: str, default: str | None) -> dt.date | None:
+    value = os.environ.get(var) or default
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"{var}={value!r} is not a day (YYYY-MM-DD)") from None
+
+
+def partitions_window() -> tuple[dt.date, dt.date | None]:
+    """(first day, last day or None) of the daily partitions."""
+    start = _day(PARTITIONS_START_VAR, PARTITIONS_START)
+    last = _day(PARTITIONS_END_VAR, None)
+    if last is not None and last < start:
+        raise ValueError(f"{PARTITIONS_END_VAR}={last} is before {PARTITIONS_START_VAR}={start}")
+    return start, last

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import io
-import json
 import re
 import uuid
 
@@ -15,21 +14,20 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core import bulk
-from wove_pipeline.core.openalex_parser import parse_author as parse_oa_author
-from wove_pipeline.core.openalex_parser import parse_institution, parse_work
-from wove_pipeline.core.s2_client import AUTHOR_FIELDS, PAPER_FIELDS
-from wove_pipeline.core.s2_parser import parse_author, parse_paper
-from wove_pipeline.progress import Progress
+from wove_pipeline.cli.progress import Progress
+from wove_pipeline.enrichment import bulk
+from wove_pipeline.openalex.parser import parse_author as parse_oa_author
+from wove_pipeline.openalex.parser import parse_institution, parse_work
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.snapshots import write_openalex_snapshot, write_s2_release, write_snapshots
+from wove_pipeline.semantic_scholar.client import AUTHOR_FIELDS, PAPER_FIELDS
+from wove_pipeline.semantic_scholar.parser import parse_author, parse_paper
 
 
 @pytest.fixture(scope="module")
 def world():
     from wove_pipeline.sandbox.generator import generate_world
-
     return generate_world(seed=7, papers_per_day=40, days=8)
 
 
@@ -210,13 +208,14 @@ def _tables(url: str) -> dict[str, list[tuple]]:
 
 
 def test_bulk_load_gives_the_same_rows_as_the_api_path(pg_server, sandbox, small_world, tmp_path):
-    from wove_pipeline.core import db, enrichment as en, papers_load
-    from wove_pipeline.core.arxiv_client import ArxivOaiClient
-    from wove_pipeline.core.http import RetrySettings
-    from wove_pipeline.core.openalex_client import OpenAlexClient
-    from wove_pipeline.core.raw_store import RawStore
-    from wove_pipeline.core.s2_client import SemanticScholarClient
-
+    from wove_pipeline.arxiv import harvest as papers_load
+    from wove_pipeline.arxiv.client import ArxivOaiClient
+    from wove_pipeline.database import access as db
+    from wove_pipeline.enrichment import fetch as en
+    from wove_pipeline.openalex.client import OpenAlexClient
+    from wove_pipeline.semantic_scholar.client import SemanticScholarClient
+    from wove_pipeline.upstream.http import RetrySettings
+    from wove_pipeline.upstream.raw_store import RawStore
     sandbox.today = _today(small_world)
     days = sorted({p.datestamp for p in small_world.papers})
     retry = RetrySettings(attempts=5, backoff_initial_s=0.01, backoff_max_s=0.05)

@@ -8,12 +8,13 @@ import datetime as dt
 import psycopg
 from psycopg import sql
 
-from wove_pipeline.core import db, papers_load
-from wove_pipeline.core.arxiv_client import ArxivOaiClient
-from wove_pipeline.core.http import RetrySettings
-from wove_pipeline.core.openalex_client import OpenAlexBudget, OpenAlexClient
-from wove_pipeline.core.raw_store import RawStore
-from wove_pipeline.core.s2_client import SemanticScholarClient
+from wove_pipeline.arxiv import harvest as papers_load
+from wove_pipeline.arxiv.client import ArxivOaiClient
+from wove_pipeline.database import access as db
+from wove_pipeline.openalex.client import OpenAlexBudget, OpenAlexClient
+from wove_pipeline.semantic_scholar.client import SemanticScholarClient
+from wove_pipeline.upstream.http import RetrySettings
+from wove_pipeline.upstream.raw_store import RawStore
 
 FAST_RETRY = RetrySettings(attempts=8, backoff_initial_s=0.01, backoff_max_s=0.05)
 

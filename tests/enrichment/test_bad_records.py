@@ -6,12 +6,12 @@ import json
 
 import psycopg
 
-from wove_pipeline.core import enrichment as en
-from wove_pipeline.core.raw_store import RawStore
+from wove_pipeline.enrichment import fetch as en
 from wove_pipeline.sandbox.endpoint import Response
-from wove_pipeline.sandbox.server import SandboxServer
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
+from wove_pipeline.sandbox.server import SandboxServer
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import load_days, openalex_client, s2_client, world_days
 
@@ -42,7 +42,6 @@ def test_a_bad_record_is_quarantined_and_its_batch_still_lands(database_url, sma
     s2 = BreakOne(SemanticScholarEndpoint(small_world), "/paper/batch", None)
     oa = BreakOne(OpenAlexEndpoint(small_world), "/works", "results")
     from wove_pipeline.sandbox.arxiv_oai import ArxivOaiEndpoint
-
     server = SandboxServer(small_world, endpoints=[ArxivOaiEndpoint(small_world), s2, oa],
                            today=small_world.end_day + dt.timedelta(days=90)).start()
     try:

@@ -10,12 +10,12 @@ import json
 import httpx
 import pytest
 
-from wove_pipeline.core.http import UpstreamError, UpstreamRefused
-from wove_pipeline.core.openalex_client import SELECT, BudgetExhausted, OpenAlexBudget
-from wove_pipeline.core.openalex_parser import AUTHOR_FIELDS, INSTITUTION_FIELDS, WORK_FIELDS
+from wove_pipeline.openalex.client import SELECT, BudgetExhausted, OpenAlexBudget
+from wove_pipeline.openalex.parser import AUTHOR_FIELDS, INSTITUTION_FIELDS, WORK_FIELDS
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.server import FaultPlan, SandboxServer
+from wove_pipeline.upstream.http import UpstreamError, UpstreamRefused
 
 from .conftest import openalex_client, s2_client
 
@@ -206,7 +206,7 @@ def test_openalex_drops_a_refused_select_field_once_and_gets_the_same_works(late
     assert client.dropped_fields == {}
     calls0 = sum(endpoint.calls.values())
     late.refuse_fields("openalex", {"is_authors_truncated"})
-    caplog.set_level("WARNING", logger="wove_pipeline.core.openalex_client")
+    caplog.set_level("WARNING", logger="wove_pipeline.openalex.client")
     with openalex_client(late) as client:  # four calls in flight: they may all meet the 400
         fetched = list(client.works_by_arxiv_ids(ids))
     after = _records(fetched)
@@ -251,7 +251,7 @@ def test_s2_drops_a_refused_field_once_and_gets_the_same_records(late, small_wor
     with s2_client(late, paper_batch_size=100) as client:
         before = [r for b in client.paper_batches(ids) for r in b.records]
     late.refuse_fields("s2", {"venue"})
-    caplog.set_level("WARNING", logger="wove_pipeline.core.s2_client")
+    caplog.set_level("WARNING", logger="wove_pipeline.semantic_scholar.client")
     with s2_client(late, paper_batch_size=100, concurrency=1) as client:
         batches = list(client.paper_batches(ids))
     after = [r for b in batches for r in b.records]

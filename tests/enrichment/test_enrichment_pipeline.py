@@ -8,9 +8,9 @@ import datetime as dt
 import psycopg
 import pytest
 
-from wove_pipeline.core import enrichment as en
-from wove_pipeline.core.raw_store import RawStore
+from wove_pipeline.enrichment import fetch as en
 from wove_pipeline.sandbox.server import FaultPlan
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import load_days, openalex_client, s2_client, snapshot, world_days
 

@@ -8,10 +8,10 @@ import datetime as dt
 import psycopg
 import pytest
 
-from wove_pipeline.core import enrichment as en
-from wove_pipeline.core import researchers_load
-from wove_pipeline.core.openalex_parser import bare_orcid
-from wove_pipeline.core.raw_store import RawStore
+from wove_pipeline.enrichment import fetch as en
+from wove_pipeline.matching import researchers as researchers_load
+from wove_pipeline.openalex.parser import bare_orcid
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import load_days, openalex_client, s2_client, world_days
 
@@ -113,8 +113,7 @@ def test_a_display_name_tie_goes_to_the_form_the_upstream_profiles_print(databas
     profiles name them ("Jianming Li"), whatever order the mentions come in, not by length."""
     import itertools
 
-    from wove_pipeline.core.matching.mentions import Mention
-
+    from wove_pipeline.matching.mentions import Mention
     def mention(i, first, s2=None, oa=None):
         return Mention(mention_id=f"2501.0000{i}:0", paper_id=f"2501.0000{i}", position=0, first=first,
                        last="Li", s2_author_id=s2, openalex_author_id=oa)
@@ -136,8 +135,7 @@ def test_a_display_name_tie_goes_to_the_form_the_upstream_profiles_print(databas
 
 
 def test_the_citation_refresh_finds_merged_works_by_their_published_doi(database_url, late, small_world, tmp_path):
-    from wove_pipeline.core import citation_refresh as cr
-
+    from wove_pipeline.enrichment import refresh as cr
     _endpoint, merged, store, days = _merged_and_loaded(database_url, late, small_world, tmp_path)
     with openalex_client(late) as oa:
         en.fetch_openalex_works(database_url, oa, store, days)

@@ -11,17 +11,17 @@ import psycopg
 import pyarrow.parquet as pq
 import pytest
 
-from wove_pipeline.assets import enrichment as assets
-from wove_pipeline.assets.harvest import arxiv_records, papers
-from wove_pipeline.core import citation_refresh as cr
-from wove_pipeline.core import enrichment as en
-from wove_pipeline.core.raw_store import RawStore
+from wove_pipeline.arxiv.assets import arxiv_records, papers
+from wove_pipeline.enrichment import assets
+from wove_pipeline.enrichment import fetch as en
+from wove_pipeline.enrichment import refresh as cr
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 from wove_pipeline.sandbox.arxiv_oai import ArxivOaiEndpoint
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.server import SandboxServer
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import load_days, openalex_client, s2_client, world_days
 

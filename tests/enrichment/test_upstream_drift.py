@@ -11,8 +11,8 @@ import dagster as dg
 import psycopg
 import pytest
 
-from wove_pipeline.assets import enrichment as assets
-from wove_pipeline.assets.harvest import arxiv_records, papers
+from wove_pipeline.arxiv.assets import arxiv_records, papers
+from wove_pipeline.enrichment import assets
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 

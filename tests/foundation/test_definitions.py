@@ -32,8 +32,7 @@ def test_dagster_yaml_is_a_valid_instance_config(tmp_path, monkeypatch):
 
     from dagster._core.instance.config import dagster_instance_config
 
-    from wove_pipeline.runtime import REPO_ROOT
-
+    from wove_pipeline.cli.runtime import REPO_ROOT
     shutil.copyfile(REPO_ROOT / "dagster.yaml", tmp_path / "dagster.yaml")
     monkeypatch.setenv("DAGSTER_PG_URL", "postgresql+psycopg2://u:p@127.0.0.1:1/dagster")
     config, _ = dagster_instance_config(str(tmp_path))
@@ -45,8 +44,7 @@ def test_dagster_yaml_is_a_valid_instance_config(tmp_path, monkeypatch):
 def test_every_job_and_schedule_is_described_and_the_docs_name_them_right():
     import re
 
-    from wove_pipeline.runtime import REPO_ROOT
-
+    from wove_pipeline.cli.runtime import REPO_ROOT
     schedules = {s.name: s for s in defs.schedules}
     for job in defs.jobs:
         assert job.description, job.name

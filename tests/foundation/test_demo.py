@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psycopg
 
-from wove_pipeline.runtime import REPO_ROOT
+from wove_pipeline.cli.runtime import REPO_ROOT
 
 
 def test_wove_demo_materializes_days_into_papers():
@@ -50,8 +50,7 @@ def _demo_in(home: Path) -> None:
     assert "XDG_RUNTIME_DIR" not in stages and "RuntimeDirWarning" not in stages
     # The run is recorded in the PostgreSQL-backed Dagster instance, and raw Parquet is on disk.
     assert list((home / "data" / "arxiv" / "2025-08-04").glob("*.parquet"))
-    from wove_pipeline.core.embedded_pg import EmbeddedPostgres
-
+    from wove_pipeline.database.embedded import EmbeddedPostgres
     server = EmbeddedPostgres(home / "pgdata").start()
     try:
         urls = server.urls()

@@ -4,7 +4,7 @@ import gc
 
 import pytest
 
-from wove_pipeline.core.gc_pause import gc_paused
+from wove_pipeline.upstream.gc_pause import gc_paused
 
 
 def test_the_collector_is_paused_inside_and_restored_after_an_error_or_nesting():

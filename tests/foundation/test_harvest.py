@@ -5,11 +5,11 @@ import datetime as dt
 import dagster as dg
 import psycopg
 
-from wove_pipeline.assets.harvest import arxiv_records, papers
-from wove_pipeline.core import papers_load
-from wove_pipeline.core.arxiv_client import ArxivOaiClient
-from wove_pipeline.core.raw_store import RawStore
+from wove_pipeline.arxiv import harvest as papers_load
+from wove_pipeline.arxiv.assets import arxiv_records, papers
+from wove_pipeline.arxiv.client import ArxivOaiClient
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
+from wove_pipeline.upstream.raw_store import RawStore
 
 PAPER_QUERY = "SELECT * FROM wove.papers ORDER BY arxiv_id"
 AUTHOR_QUERY = "SELECT * FROM wove.paper_authors ORDER BY arxiv_id, position"
@@ -127,8 +127,7 @@ def test_a_revision_rewrites_only_the_author_positions_that_changed(pipeline_env
     the paper whose authors changed is matched again."""
     import dataclasses
 
-    from wove_pipeline.core import researchers_load
-
+    from wove_pipeline.matching import researchers as researchers_load
     url, store, day = _harvest_busiest_day(pipeline_env, small_world)
     parsed = papers_load.parse_day(store, day)
     with psycopg.connect(url) as conn, conn.transaction():
@@ -201,8 +200,7 @@ def test_a_bad_record_is_quarantined_and_the_rest_of_the_day_lands(pipeline_env,
 
 def test_a_week_in_one_run_through_the_daily_job(pipeline_env, small_world):
     """The demo path: one Dagster run over a partition range materializes every day."""
-    from wove_pipeline.runner import run_days
-
+    from wove_pipeline.cli.runner import run_days
     first = small_world.start_day
     last = first + dt.timedelta(days=6)
     with dg.DagsterInstance.ephemeral() as instance:
@@ -247,9 +245,8 @@ def test_a_three_day_run_records_each_days_own_figures(pipeline_env, small_world
 def test_a_stage_with_only_run_figures_names_them_run_totals(pipeline_env, small_world):
     """Enrichment fetches a run's days in one batch: over several days its figures are the
     run's, named run_* on each day, and no day carries the run's total as its row count."""
-    from wove_pipeline.assets.enrichment import s2_papers
+    from wove_pipeline.enrichment.assets import s2_papers
     from wove_pipeline.resources.enrichment import SemanticScholarResource
-
     days = [small_world.start_day, small_world.start_day + dt.timedelta(days=1)]
     resources = {**_resources(pipeline_env), "s2": SemanticScholarResource(
         base_url=pipeline_env["S2_API_URL"], min_interval_s=0, backoff_initial_s=0.01, backoff_max_s=0.05)}
@@ -279,8 +276,7 @@ def test_a_refused_request_fails_the_harvest_step_at_once_without_retries(tmp_pa
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from wove_pipeline.assets.harvest import HARVEST_RETRY
-
+    from wove_pipeline.arxiv.assets import HARVEST_RETRY
     assert HARVEST_RETRY.max_retries > 0  # the policy would retry any other failure
     calls = []
 

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from wove_pipeline.core.http import (
+from wove_pipeline.upstream.http import (
     HttpClient,
     InvalidBody,
     RetrySettings,
@@ -128,7 +128,7 @@ def test_min_interval_spaces_requests(server):
     waits = []
     c = HttpClient(f"http://127.0.0.1:{server.server_address[1]}", min_interval_s=3600, sleep=waits.append)
     # The interval gate uses time.sleep directly; patch it through the instance to observe it.
-    import wove_pipeline.core.http as http_mod
+    import wove_pipeline.upstream.http as http_mod
 
     slept = []
     original = http_mod.time.sleep

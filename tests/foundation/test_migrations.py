@@ -1,8 +1,8 @@
 import psycopg
 import pytest
 
-from wove_pipeline.core import migrations
-from wove_pipeline.core.migrations import MigrationError, migrate
+from wove_pipeline.database import migrations
+from wove_pipeline.database.migrations import MigrationError, migrate
 
 
 def test_reapplying_migrations_is_a_no_op(database_url):
@@ -31,7 +31,6 @@ def test_a_changed_migration_is_refused(database_url, monkeypatch):
 
 def test_raw_data_dir_passes_object_store_uris_through(monkeypatch, tmp_path):
     from wove_pipeline.settings import raw_data_dir
-
     monkeypatch.setenv("WOVE_DATA_DIR", "s3://wove-raw/raw")
     assert raw_data_dir() == "s3://wove-raw/raw"
     monkeypatch.setenv("WOVE_DATA_DIR", str(tmp_path / "raw"))

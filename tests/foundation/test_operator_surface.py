@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from wove_pipeline import partitions
-from wove_pipeline.runtime import REPO_ROOT, sandbox_partitions_env
+from wove_pipeline.cli.runtime import REPO_ROOT, sandbox_partitions_env
 
 
 def test_partitions_default_from_2025_and_growing(monkeypatch):
@@ -63,7 +63,6 @@ def test_launchpad_scaffold_shows_export_dir():
     from dagster._core.snap.snap_to_yaml import default_values_yaml_from_type_snap
 
     from wove_pipeline.definitions import defs
-
     snap = defs.resolve_job_def("publish").get_job_snapshot()
     schema = snap.config_schema_snapshot
     root = schema.get_config_snap(snap.mode_def_snaps[0].root_config_key)

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from wove_pipeline.runtime import REPO_ROOT
+from wove_pipeline.cli.runtime import REPO_ROOT
 
 
 def _env(home: Path) -> dict[str, str]:

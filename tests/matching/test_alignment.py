@@ -1,4 +1,4 @@
-from wove_pipeline.core.matching.alignment import align_authorships
+from wove_pipeline.matching.alignment import align_authorships
 
 
 def test_identical_lists():

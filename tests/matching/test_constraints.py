@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wove_pipeline.core.matching import Mention, Overrides, assign_incremental, match_all
+from wove_pipeline.matching import Mention, Overrides, assign_incremental, match_all
 
 
 def twin(mid, paper, orcid=None, first="Peng", **kw):
@@ -103,11 +103,10 @@ def test_property_no_cluster_holds_two_orcids(spec):
 
 
 def test_parallel_workers_give_the_same_partition():
-    from wove_pipeline.core.matching import MatchConfig
-    from wove_pipeline.core.matching.evaluate import b3
-    from wove_pipeline.core.matching.sandbox_eval import world_mentions
+    from wove_pipeline.matching import MatchConfig
+    from wove_pipeline.matching.evaluate import b3
+    from wove_pipeline.matching.sandbox_eval import world_mentions
     from wove_pipeline.sandbox.generator import generate_world
-
     ms, _ = world_mentions(generate_world(seed=3, papers_per_day=40, days=3))
     a = match_all(ms)
     b = match_all(ms, config=MatchConfig(workers=2, batch_size=100))
@@ -123,11 +122,10 @@ def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch, spl
     shares in turn: their new clusters must not share labels (they once did)."""
     import multiprocessing
 
-    from wove_pipeline.core.matching import MatchConfig, cluster
-    from wove_pipeline.core.matching.evaluate import b3
-    from wove_pipeline.core.matching.sandbox_eval import world_mentions
+    from wove_pipeline.matching import MatchConfig, cluster
+    from wove_pipeline.matching.evaluate import b3
+    from wove_pipeline.matching.sandbox_eval import world_mentions
     from wove_pipeline.sandbox.generator import generate_world
-
     ms, _ = world_mentions(generate_world(seed=3, papers_per_day=40, days=3))
     if split == "last_day":
         last_day = max(m.sort_date[0] for m in ms)
@@ -158,8 +156,7 @@ def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch, spl
 
 
 def test_big_blocks_are_sub_blocked():
-    from wove_pipeline.core.matching import MatchConfig
-
+    from wove_pipeline.matching import MatchConfig
     ms = []
     for i in range(60):
         first = ["Peng", "Ping", "P."][i % 3]
@@ -186,8 +183,7 @@ def test_forked_workers_end_even_when_the_parent_catches_sigterm():
     import multiprocessing
     import signal
 
-    from wove_pipeline.core.matching.cluster import _fork_map
-
+    from wove_pipeline.matching.cluster import _fork_map
     previous = signal.signal(signal.SIGTERM, lambda *a: None)
     try:
         assert _fork_map(_sigterm_is_default, [0, 1, 2], 2, None, []) == [True, True, True]

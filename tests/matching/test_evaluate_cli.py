@@ -2,8 +2,8 @@ import argparse
 import json
 from pathlib import Path
 
-from wove_pipeline.core.matching.cli import add_matching_commands, main
-from wove_pipeline.core.matching.evaluate import evaluate_s2and_dir, format_report, load_s2and
+from wove_pipeline.cli.matching import add_matching_commands, main
+from wove_pipeline.matching.evaluate import evaluate_s2and_dir, format_report, load_s2and
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "shared" / "matching-format"
 if not EXAMPLE.exists():  # checkout layout: /work/main/tests/matching -> /work/shared
@@ -28,8 +28,7 @@ def test_evaluate_example_runs_and_respects_orcids():
         assert label in text
     assert "hardest blocks" in text
     # signatures 0 and 2 carry different ORCIDs: never one cluster
-    from wove_pipeline.core.matching import match_all
-
+    from wove_pipeline.matching import match_all
     mentions, _ = load_s2and(str(EXAMPLE))
     a = match_all(mentions)
     assert a.clusters["0"] != a.clusters["2"]

@@ -1,6 +1,6 @@
 import datetime as dt
 
-from wove_pipeline.core.matching.identity import Redirect, assign_ids, resolve
+from wove_pipeline.matching.identity import Redirect, assign_ids, resolve
 
 AT = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 

@@ -3,11 +3,11 @@ prior from real bylines, deterministic training, and upstream ids joining name b
 
 import numpy as np
 
-from wove_pipeline.core.matching import Mention, assign_incremental, match_all
-from wove_pipeline.core.matching.features import FEATURES, pair_features
-from wove_pipeline.core.matching.model import MANIFEST_FILE, MODEL_DIR, PairModel, default_model
-from wove_pipeline.core.matching.names import make_name
-from wove_pipeline.core.matching.scoring import block_names, build_data
+from wove_pipeline.matching import Mention, assign_incremental, match_all
+from wove_pipeline.matching.features import FEATURES, pair_features
+from wove_pipeline.matching.model import MANIFEST_FILE, MODEL_DIR, PairModel, default_model
+from wove_pipeline.matching.names import make_name
+from wove_pipeline.matching.scoring import block_names, build_data
 
 
 def test_shipped_model_loads_from_the_package_with_its_manifest():
@@ -58,8 +58,7 @@ def test_how_common_a_name_is_decides_how_much_evidence_a_merge_needs():
 
 
 def test_training_is_deterministic():
-    from wove_pipeline.core.matching.train import fit
-
+    from wove_pipeline.matching.train import fit
     rng = np.random.default_rng(0)
     X = rng.random((3000, len(FEATURES))).astype(np.float32)
     X[rng.random(X.shape) < 0.2] = np.nan

@@ -1,7 +1,7 @@
 import pytest
 
-from wove_pipeline.core.matching.evaluate import b3, baseline_exact_name, baseline_id, pairwise
-from wove_pipeline.core.matching.mentions import Mention
+from wove_pipeline.matching.evaluate import b3, baseline_exact_name, baseline_id, pairwise
+from wove_pipeline.matching.mentions import Mention
 
 
 def test_b3_hand_computed():

@@ -1,4 +1,4 @@
-from wove_pipeline.core.matching.names import (
+from wove_pipeline.matching.names import (
     block_key,
     make_name,
     name_evidence,

@@ -2,10 +2,10 @@
 
 import pytest
 
-from wove_pipeline.core.matching import assign_incremental, match_all
-from wove_pipeline.core.matching.evaluate import b3, default_methods, evaluate, format_report
-from wove_pipeline.core.matching.identity import assign_ids, resolve
-from wove_pipeline.core.matching.sandbox_eval import world_mentions
+from wove_pipeline.matching import assign_incremental, match_all
+from wove_pipeline.matching.evaluate import b3, default_methods, evaluate, format_report
+from wove_pipeline.matching.identity import assign_ids, resolve
+from wove_pipeline.matching.sandbox_eval import world_mentions
 from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID, generate_world
 
 

@@ -4,8 +4,8 @@ import dataclasses
 
 import numpy as np
 
-from wove_pipeline.core.matching.sandbox_eval import world_mentions
-from wove_pipeline.core.matching.scoring import (
+from wove_pipeline.matching.sandbox_eval import world_mentions
+from wove_pipeline.matching.scoring import (
     TEXT_CHARS,
     _text_tfidf,
     _tfidf,

@@ -3,11 +3,11 @@ ids or e-mail): the matcher must beat the exact-normalized-name baseline."""
 
 import pytest
 
-from wove_pipeline.core.matching import match_all
-from wove_pipeline.core.matching.evaluate import default_methods, evaluate, format_report, thin_mentions
-from wove_pipeline.core.matching.names import make_name
-from wove_pipeline.core.matching.sandbox_eval import world_mentions
-from wove_pipeline.core.matching.scoring import name_frequency
+from wove_pipeline.matching import match_all
+from wove_pipeline.matching.evaluate import default_methods, evaluate, format_report, thin_mentions
+from wove_pipeline.matching.names import make_name
+from wove_pipeline.matching.sandbox_eval import world_mentions
+from wove_pipeline.matching.scoring import name_frequency
 from wove_pipeline.sandbox.generator import generate_world
 
 
@@ -50,22 +50,19 @@ def test_name_frequency_rare_vs_common():
 
 
 def test_acronym_links_affiliation_spellings():
-    from wove_pipeline.core.matching.mentions import Mention
-
+    from wove_pipeline.matching.mentions import Mention
     ms = [
         Mention("a", "p1", 0, first="Chao", last="Guo", affiliations=["Massachusetts Institute of Technology"]),
         Mention("b", "p2", 0, first="Chao", last="Guo", affiliations=["MIT"]),
     ]
-    from wove_pipeline.core.matching.scoring import build_data
-
+    from wove_pipeline.matching.scoring import build_data
     d = build_data(ms)
     assert float(d.affil[0].multiply(d.affil[1]).sum()) > 0.3
     assert match_all(ms).clusters["a"] == match_all(ms).clusters["b"]
 
 
 def test_cli_thin_flag(capsys, tmp_path):
-    from wove_pipeline.core.matching.cli import main
-
+    from wove_pipeline.cli.matching import main
     assert main(["matching", "evaluate", "--sandbox", "--thin", "--seed", "5", "--papers-per-day", "40", "--days", "3"]) == 0
     assert "thin: names + affiliations + positions" in capsys.readouterr().out
     assert main(["matching", "evaluate", "/work/shared/matching-format", "--thin"]) == 0

@@ -2,7 +2,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from wove_pipeline.core.arxiv_parser import (
+from wove_pipeline.arxiv.oai_parser import (
     Author,
     OaiError,
     OaiParseError,
@@ -479,7 +479,6 @@ def test_a_suffix_keeps_the_dot_it_is_printed_with(small_world):
     arXivRaw author string has the name as printed, and the paper keeps it so. Sandbox
     payloads, rendered as the sandbox serves them."""
     from wove_pipeline.sandbox.arxiv_oai import ArxivOaiEndpoint
-
     endpoint = ArxivOaiEndpoint(small_world)
     dotted = [(p, a) for p in small_world.papers for a in p.authors if a.suffix == "Jr."]
     undotted = [(p, a) for p in small_world.papers for a in p.authors if a.suffix in ("Jr", "III")]

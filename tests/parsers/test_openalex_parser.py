@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from wove_pipeline.core.openalex_parser import (
+from wove_pipeline.openalex.parser import (
     OpenAlexInstitutionRef,
     OpenAlexParseError,
     bare_doi,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from wove_pipeline.core.openalex_parser import (
+from wove_pipeline.openalex.parser import (
     AUTHOR_FIELDS,
     INSTITUTION_FIELDS,
     WORK_FIELDS,

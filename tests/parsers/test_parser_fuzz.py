@@ -9,9 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wove_pipeline.core import openalex_parser as oa
-from wove_pipeline.core import s2_parser as s2
-from wove_pipeline.core.arxiv_parser import (
+from wove_pipeline.arxiv.oai_parser import (
     OaiError,
     OaiParseError,
     RecordParseError,
@@ -20,12 +18,14 @@ from wove_pipeline.core.arxiv_parser import (
     parse_arxivraw_metadata,
     parse_oai_page,
 )
-from wove_pipeline.core.tex import (
+from wove_pipeline.arxiv.tex import (
     arxiv_id_from_slug,
     slugify_paper,
     tex_to_text,
     try_normalize_arxiv_id,
 )
+from wove_pipeline.openalex import parser as oa
+from wove_pipeline.semantic_scholar import parser as s2
 
 # WOVE_FUZZ_EXAMPLES=5000 for a deep run; the default keeps the suite fast.
 FUZZ = settings(max_examples=int(os.environ.get("WOVE_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])

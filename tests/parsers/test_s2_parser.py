@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from wove_pipeline.core.s2_parser import (
+from wove_pipeline.semantic_scholar.parser import (
     S2FieldOfStudy,
     S2PaperAuthor,
     S2ParseError,

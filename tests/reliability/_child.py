@@ -38,8 +38,7 @@ def main(argv: list[str]) -> int:
 
     import dagster as dg
 
-    from wove_pipeline.core import db
-
+    from wove_pipeline.database import access as db
     if args.pause_in_copy is not None:
         # the papers load writes wove.paper_authors through replace_rows (COPY into its
         # staging table, then the changed rows)
@@ -60,7 +59,7 @@ def main(argv: list[str]) -> int:
         db.replace_rows = slow_replace_rows
 
     if args.mode == "papers":  # import everything before waiting, so both start writing together
-        from wove_pipeline.assets.harvest import arxiv_records, papers  # noqa: F401
+        from wove_pipeline.arxiv.assets import arxiv_records, papers  # noqa: F401
     if args.go_file:
         import os
 
@@ -69,8 +68,7 @@ def main(argv: list[str]) -> int:
             time.sleep(0.005)
 
     if args.mode == "publish":
-        from wove_pipeline.core import serving
-
+        from wove_pipeline.serving import publish as serving
         if args.pause_in_publish:
             real_move = serving._move_foreign_objects
 
@@ -93,9 +91,8 @@ def main(argv: list[str]) -> int:
         print("DONE", flush=True)
         return 0
 
-    from wove_pipeline.assets.harvest import arxiv_records, papers
+    from wove_pipeline.arxiv.assets import arxiv_records, papers
     from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
-
     resources = {"database": DatabaseResource(url=args.db_url), "raw_store": RawStoreResource(root=args.raw_root)}
     assets = [papers]
     if args.arxiv_url:

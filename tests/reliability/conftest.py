@@ -13,10 +13,11 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core import db, papers_load
-from wove_pipeline.core.arxiv_client import ArxivOaiClient
-from wove_pipeline.core.http import RetrySettings
-from wove_pipeline.core.raw_store import RawStore
+from wove_pipeline.arxiv import harvest as papers_load
+from wove_pipeline.arxiv.client import ArxivOaiClient
+from wove_pipeline.database import access as db
+from wove_pipeline.upstream.http import RetrySettings
+from wove_pipeline.upstream.raw_store import RawStore
 
 FAST_RETRY = RetrySettings(attempts=8, backoff_initial_s=0.005, backoff_max_s=0.02, max_retry_after_s=0.05)
 
@@ -93,7 +94,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 def tiny_world():
     """Two days, a dozen papers each: every fault kind can be tried in well under a second."""
     from wove_pipeline.sandbox.generator import generate_world
-
     return generate_world(seed=3, papers_per_day=12, days=2)
 
 

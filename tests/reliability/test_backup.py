@@ -8,12 +8,11 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.cli import main as wove_main
-from wove_pipeline.core import serving
-from wove_pipeline.core.backup import BackupError, restore
-from wove_pipeline.core.raw_store import RawStore
-
 from tests.conftest import url_for
+from wove_pipeline.cli import main as wove_main
+from wove_pipeline.database.backup import BackupError, restore
+from wove_pipeline.serving import publish as serving
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import CORE_TABLES, compare_tables, harvest_and_load, table_rows, world_days
 

@@ -6,8 +6,8 @@ import dagster as dg
 import psycopg
 import pytest
 
+from wove_pipeline.arxiv.assets import arxiv_records, papers
 from wove_pipeline.assets import checks as ck
-from wove_pipeline.assets.harvest import arxiv_records, papers
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.embedder import EmbedderResource
 
@@ -173,8 +173,10 @@ def test_coverage_warns_on_a_recent_gap_that_the_whole_archive_would_hide(databa
 
 
 def test_checks_wire_into_definitions_with_freshness(database_url):
-    from wove_pipeline.assets import embeddings, enrichment, matching, serving
-
+    from wove_pipeline.enrichment import assets as enrichment
+    from wove_pipeline.matching import assets as matching
+    from wove_pipeline.search import assets as embeddings
+    from wove_pipeline.serving import assets as serving
     assets = [arxiv_records, papers, *enrichment.daily_enrichment_assets, embeddings.paper_embeddings,
               matching.researchers, serving.researcher_metrics, serving.serving, *enrichment.refresh_assets]
     fresh = ck.apply_freshness(assets)
@@ -182,7 +184,6 @@ def test_checks_wire_into_definitions_with_freshness(database_url):
     targets = {next(iter(c.check_keys)).asset_key.to_user_string() for c in checks}
     assert {"papers", "s2_papers", "researchers", "serving"} <= targets
     from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
-
     defs = dg.Definitions(assets=fresh, asset_checks=checks, resources={
         "database": DatabaseResource(url=database_url), "raw_store": RawStoreResource(), "arxiv": ArxivResource(),
         "s2": SemanticScholarResource(), "openalex": OpenAlexResource(), "embedder": EmbedderResource()})

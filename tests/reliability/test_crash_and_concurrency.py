@@ -16,9 +16,10 @@ import psycopg
 import pyarrow.parquet as pq
 import pytest
 
-from wove_pipeline.core import db, papers_load
-from wove_pipeline.core.raw_store import RawStore
-from wove_pipeline.runtime import start_sandbox
+from wove_pipeline.arxiv import harvest as papers_load
+from wove_pipeline.cli.runtime import start_sandbox
+from wove_pipeline.database import access as db
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import CORE_TABLES, arxiv_client, compare_tables, table_rows
 
@@ -136,9 +137,8 @@ def test_kill_during_load_leaves_nothing_visible_and_the_rerun_converges(harvest
     # The next run (the same asset, in this process) converges to the fault-free rows.
     import dagster as dg
 
-    from wove_pipeline.assets.harvest import papers
+    from wove_pipeline.arxiv.assets import papers
     from wove_pipeline.resources import DatabaseResource, RawStoreResource
-
     result = dg.materialize([papers], partition_key=day.isoformat(),
                             resources={"database": DatabaseResource(url=url), "raw_store": RawStoreResource(root=str(root))})
     assert result.success
@@ -148,8 +148,7 @@ def test_kill_during_load_leaves_nothing_visible_and_the_rerun_converges(harvest
 
 
 def test_kill_during_publish_keeps_the_previous_publication(harvested, new_database, figures):
-    from wove_pipeline.core import serving
-
+    from wove_pipeline.serving import publish as serving
     day, root = harvested
     url = new_database()
     _reference(url, root, day)  # papers loaded

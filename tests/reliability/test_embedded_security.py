@@ -16,8 +16,8 @@ import psycopg
 import pytest
 from psycopg import conninfo, sql
 
-from wove_pipeline.core import serving
-from wove_pipeline.core.migrations import migrate
+from wove_pipeline.database.migrations import migrate
+from wove_pipeline.serving import publish as serving
 
 from ..conftest import url_for
 
@@ -124,8 +124,7 @@ def test_the_generated_secret_is_private_and_never_printed(tmp_path):
         assert len(password) >= 32
         urls = json.loads(first.stdout[first.stdout.index("{"):])
         # `wove db` stops the server it started; this process holds it up for the rest
-        from wove_pipeline.core.embedded_pg import EmbeddedPostgres
-
+        from wove_pipeline.database.embedded import EmbeddedPostgres
         server = EmbeddedPostgres(home / "pgdata").start()
         try:
             # the printed URLs work as they are (the password comes from the file)
@@ -154,8 +153,7 @@ def test_the_generated_secret_is_private_and_never_printed(tmp_path):
 
 
 def test_mask_url_hides_passwords_in_both_places():
-    from wove_pipeline.core.embedded_pg import mask_url
-
+    from wove_pipeline.database.embedded import mask_url
     assert mask_url("postgresql://u:s3cret@db.example:5432/wove") == "postgresql://u:***@db.example:5432/wove"
     assert mask_url("postgresql+psycopg2://u:s3cret@/dagster?host=/tmp/x") == "postgresql+psycopg2://u:***@/dagster?host=/tmp/x"
     assert mask_url("postgresql://u@/wove?host=/s&password=s3cret") == "postgresql://u@/wove?host=/s&password=***"

@@ -15,13 +15,13 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core import enrichment as en
-from wove_pipeline.core.http import RetrySettings, UpstreamError
-from wove_pipeline.core.openalex_client import OpenAlexClient
-from wove_pipeline.core.raw_store import RawStore
-from wove_pipeline.core.s2_client import SemanticScholarClient
+from wove_pipeline.enrichment import fetch as en
+from wove_pipeline.openalex.client import OpenAlexClient
 from wove_pipeline.sandbox.mutations import MutatingEndpoint
 from wove_pipeline.sandbox.server import FAULT_KINDS, FaultPlan, SandboxServer, default_endpoints
+from wove_pipeline.semantic_scholar.client import SemanticScholarClient
+from wove_pipeline.upstream.http import RetrySettings, UpstreamError
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import (
     CORE_TABLES,
@@ -190,7 +190,6 @@ def test_arxiv_failure_on_the_second_format_keeps_nothing_of_the_day(tiny_world,
 
         def handle(self, request, today):
             from wove_pipeline.sandbox.endpoint import Response
-
             if request.query.get("metadataPrefix") == ["arXivRaw"] or answered:
                 return Response(503, b"down", {"Retry-After": "0"})
             answered.append(1)

@@ -14,8 +14,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline import runtime
-from wove_pipeline.core.embedded_pg import to_sqlalchemy_psycopg2
+from wove_pipeline.cli import runtime
+from wove_pipeline.database.embedded import to_sqlalchemy_psycopg2
 
 from ..conftest import url_for
 

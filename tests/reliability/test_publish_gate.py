@@ -13,9 +13,9 @@ import dagster as dg
 import psycopg
 import pytest
 
+from wove_pipeline.cli.runner import run_days, run_job
 from wove_pipeline.definitions import DAILY_KEYS, defs
 from wove_pipeline.partitions import daily_partitions
-from wove_pipeline.runner import run_days, run_job
 
 
 @dg.asset(name="papers", partitions_def=daily_partitions)

@@ -16,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wove_pipeline.core import db, papers_load
-from wove_pipeline.core.raw_store import RawStore
-from wove_pipeline.runtime import start_sandbox
+from wove_pipeline.arxiv import harvest as papers_load
+from wove_pipeline.cli.runtime import start_sandbox
+from wove_pipeline.database import access as db
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import FIGURES, arxiv_client
 

@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core import serving
-from wove_pipeline.core.raw_store import RawStore
+from wove_pipeline.serving import publish as serving
+from wove_pipeline.upstream.raw_store import RawStore
 
 from .conftest import harvest_and_load, world_days
 
@@ -88,14 +88,13 @@ def test_api_keys_reach_no_log_metadata_raw_file_table_or_exception(database_url
                                                                     monkeypatch, figures):
     import datetime as dt
 
-    from wove_pipeline.assets import enrichment as ea
+    from wove_pipeline.enrichment import assets as ea
     from wove_pipeline.resources import DatabaseResource, RawStoreResource
     from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
     from wove_pipeline.sandbox.arxiv_oai import ArxivOaiEndpoint
     from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
     from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
     from wove_pipeline.sandbox.server import FaultPlan, SandboxServer
-
     monkeypatch.setenv("S2_API_KEY", S2_KEY)
     monkeypatch.setenv("OPENALEX_API_KEY", OA_KEY)
     caplog.set_level(logging.DEBUG)  # everything any logger says, httpx included
@@ -127,9 +126,8 @@ def test_api_keys_reach_no_log_metadata_raw_file_table_or_exception(database_url
         # (Called below Dagster: the assets' RetryPolicy would wait minutes between attempts.)
         import traceback
 
-        from wove_pipeline.core import enrichment as en
-        from wove_pipeline.core.http import UpstreamError
-
+        from wove_pipeline.enrichment import fetch as en
+        from wove_pipeline.upstream.http import UpstreamError
         server.set_faults("s2", FaultPlan(rate_500=1.0))
         server.set_faults("openalex", FaultPlan(rate_500=1.0))
         for resource, fetch in ((resources["s2"], en.fetch_s2_papers), (resources["openalex"], en.fetch_openalex_works)):
@@ -280,13 +278,13 @@ def proven_parameters(sources: list[str]) -> dict[str, frozenset[str]]:
 
 # Reviewed by hand: (file, function) -> why the text it puts into SQL is not data.
 REVIEWED = {
-    ("wove_pipeline/core/serving.py", "_move_foreign_objects"):
+    ("wove_pipeline/serving/publish.py", "_move_foreign_objects"):
         "regprocedure::text read from pg_catalog: PostgreSQL's own quoted rendering of a function signature",
     # The serving definitions: SQL text and table names from this module's constants (_TABLES,
     # _KEY_SETS, SCHEMA/BUILD_SCHEMA, fixed temp-table prefixes); no value read from data.
-    ("wove_pipeline/core/serving.py", "build_tables"): "statements of the constant _TABLES/_FUNCTIONS/_VIEWS",
-    ("wove_pipeline/core/serving.py", "_make_key_set"): "a key set of the constant _KEY_SETS, by its name",
-    ("wove_pipeline/core/serving.py", "_apply"): "a table of the constant _TABLES: its name, key columns and SQL",
+    ("wove_pipeline/serving/publish.py", "build_tables"): "statements of the constant _TABLES/_FUNCTIONS/_VIEWS",
+    ("wove_pipeline/serving/publish.py", "_make_key_set"): "a key set of the constant _KEY_SETS, by its name",
+    ("wove_pipeline/serving/publish.py", "_apply"): "a table of the constant _TABLES: its name, key columns and SQL",
 }
 
 

@@ -8,10 +8,11 @@ import dagster as dg
 import psycopg
 import pytest
 
-from wove_pipeline.assets import enrichment, harvest
-from wove_pipeline.core import researchers_load
-from wove_pipeline.core.papers_load import content_hash
-from wove_pipeline.core.matching.scoring import text_term_counts
+from wove_pipeline.arxiv import assets as harvest
+from wove_pipeline.arxiv.harvest import content_hash
+from wove_pipeline.enrichment import assets as enrichment
+from wove_pipeline.matching import researchers as researchers_load
+from wove_pipeline.matching.scoring import text_term_counts
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 from wove_pipeline.sandbox.generator import SEED_PENG_WANG_ID, generate_world
@@ -26,8 +27,7 @@ def world():
 
 @pytest.fixture
 def env(database_url, world, tmp_path, monkeypatch):
-    from wove_pipeline.runtime import sandbox_env, start_sandbox
-
+    from wove_pipeline.cli.runtime import sandbox_env, start_sandbox
     server = start_sandbox(world, today=world.end_day + dt.timedelta(days=70))
     for key, value in sandbox_env(server).items():
         monkeypatch.setenv(key, value)

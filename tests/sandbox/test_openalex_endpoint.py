@@ -8,6 +8,8 @@ import json
 import httpx
 import pytest
 
+from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
+
 from .s2_openalex_world import (
     CITED_ARXIV_ID,
     COLLAB_ARXIV_ID,
@@ -22,7 +24,6 @@ from .s2_openalex_world import (
     serve,
     work_id,
 )
-from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 
 OA_SAMPLES = SAMPLES / "openalex"
 RATE_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-credits-used", "x-ratelimit-reset")

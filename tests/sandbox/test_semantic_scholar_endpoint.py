@@ -8,6 +8,8 @@ import json
 import httpx
 import pytest
 
+from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
+
 from .s2_openalex_world import (
     CITED_ARXIV_ID,
     LAGGING_ARXIV_ID,
@@ -20,7 +22,6 @@ from .s2_openalex_world import (
     s2_id,
     serve,
 )
-from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 
 S2_SAMPLES = SAMPLES / "semanticscholar"
 # The field list of the recorded batch request (README of upstream-samples).

@@ -32,7 +32,6 @@ def world():
 @pytest.fixture()
 def server(world):
     from wove_pipeline.sandbox.arxiv_oai import ArxivOaiEndpoint
-
     with SandboxServer(world, [ArxivOaiEndpoint(world), EchoEndpoint()]) as s:
         yield s
 

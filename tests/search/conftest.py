@@ -10,8 +10,8 @@ import json
 import psycopg
 import pytest
 
-from wove_pipeline.core import db
-from wove_pipeline.core.embedding import Embedder, EmbeddingModelConfig
+from wove_pipeline.database import access as db
+from wove_pipeline.search.embedding import Embedder, EmbeddingModelConfig
 
 
 def content_hash(title: str, abstract: str | None) -> str:
@@ -51,8 +51,7 @@ def upsert_papers(url: str, rows: list[dict]) -> None:
 
 def world_paper_rows(world, limit: int | None = None) -> list[dict]:
     """The sandbox world's papers as wove.papers rows (clean title/abstract from the TeX)."""
-    from wove_pipeline.core.tex import tex_to_text
-
+    from wove_pipeline.arxiv.tex import tex_to_text
     rows = []
     for p in world.papers[:limit]:
         rows.append(paper_row(

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tests.search.conftest import paper_row, upsert_papers
-from wove_pipeline.core import db
-from wove_pipeline.core.embedding import (
+from wove_pipeline.database import access as db
+from wove_pipeline.search.embedding import (
     Embedder,
     EmbeddingConfigError,
     EmbeddingModelConfig,
@@ -149,10 +149,9 @@ def test_wrong_dimensions_in_config_fail_clearly():
 
 @pytest.mark.slow
 def test_asset_rematerialized_unchanged_partition_embeds_nothing(database_url, embedder):
-    from wove_pipeline.assets.embeddings import paper_embeddings
     from wove_pipeline.resources import DatabaseResource
     from wove_pipeline.resources.embedder import EmbedderResource
-
+    from wove_pipeline.search.assets import paper_embeddings
     upsert_papers(database_url, _papers(12) + _papers(4, OTHER_DAY, prefix="2508.9"))
     resources = {"database": DatabaseResource(url=database_url), "embedder": EmbedderResource(device="cpu")}
 

@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.search.conftest import paper_row, upsert_papers, world_paper_rows
-from wove_pipeline.core import db, search
-from wove_pipeline.core.embedding import embed_papers
+from wove_pipeline.database import access as db
+from wove_pipeline.search import query as search
+from wove_pipeline.search.embedding import embed_papers
 
 UTC = dt.timezone.utc
 
@@ -170,7 +171,6 @@ def test_fuzzed_queries_never_crash_or_inject(corpus, embedder, query, lexical_o
 
 def test_cli_search(corpus_url, monkeypatch, capsys):
     from wove_pipeline.cli import main
-
     monkeypatch.setenv("WOVE_DATABASE_URL", corpus_url)
     assert main(["search", "neutrino oscillations", "--category", "hep-ph", "--limit", "3"]) == 0
     out = capsys.readouterr().out
@@ -193,7 +193,6 @@ def test_title_query_ranks_own_paper_first(database_url, embedder):
     single one out, so a top hit with the identical title counts for the bar; the strict
     rate is asserted too, lower (it measured 457/500)."""
     from wove_pipeline.sandbox.generator import generate_world
-
     world = generate_world(seed=11, papers_per_day=70, days=8)
     rows = world_paper_rows(world)
     upsert_papers(database_url, rows)
@@ -221,8 +220,7 @@ def test_ranking_past_the_candidate_caps(database_url, embedder):
     full text finds (a word no other paper has) is still found."""
     import numpy as np
 
-    from wove_pipeline.core.embedding import write_embeddings
-
+    from wove_pipeline.search.embedding import write_embeddings
     exact = "Graph neural networks for molecule property prediction"
     abstract = "Message passing networks predict molecular properties from atom graphs."
     copies = [paper_row(f"2601.{n:05d}", f"{exact}, part {n}", abstract, day=dt.date(2026, 1, 5))

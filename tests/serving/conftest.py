@@ -9,17 +9,17 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core import db, metrics, serving
+from tests.conftest import TEMPLATE_DB, url_for  # the template is made and migrated by pg_server
+from wove_pipeline.database import access as db
+from wove_pipeline.metrics import compute as metrics
+from wove_pipeline.serving import publish as serving
 
 from .world_db import load_world
-
-from tests.conftest import TEMPLATE_DB, url_for  # the template is made and migrated by pg_server
 
 
 @pytest.fixture(scope="session")
 def seed_world():
     from wove_pipeline.sandbox.generator import generate_world
-
     return generate_world(seed=7, papers_per_day=250, days=10)
 
 

@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from wove_pipeline.assets.serving import researcher_metrics, serving
-from wove_pipeline.core import db
-from wove_pipeline.core import serving as serving_core
+from wove_pipeline.database import access as db
 from wove_pipeline.resources import DatabaseResource
+from wove_pipeline.serving import publish as serving_core
+from wove_pipeline.serving.assets import researcher_metrics, serving
 
 from .world_db import load_papers, load_static
 

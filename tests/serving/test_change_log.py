@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wove_pipeline.core import db
+from wove_pipeline.database import access as db
 
 from .world_db import load_papers, load_static
 

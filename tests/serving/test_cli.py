@@ -14,12 +14,13 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from tests.conftest import TEMPLATE_DB, url_for
 from wove_pipeline import cli
-from wove_pipeline.core import db, metrics, serving
+from wove_pipeline.database import access as db
+from wove_pipeline.metrics import compute as metrics
+from wove_pipeline.serving import publish as serving
 
 from .world_db import load_papers, load_static
-
-from tests.conftest import TEMPLATE_DB, url_for
 
 
 @pytest.fixture(scope="module")
@@ -188,8 +189,7 @@ def test_the_real_process_prints_no_traceback(dbs):
 # the commands' quirks: a query starting with '-', --related with a query, help texts
 
 def test_a_query_may_start_with_an_excluded_word(dbs, monkeypatch, capsys):
-    from wove_pipeline.core.search_cli import parse_search_args
-
+    from wove_pipeline.cli.search import parse_search_args
     parser = cli.build_parser()
     assert parse_search_args(parser, ["search", "-graph"]).query == "-graph"
     args = parse_search_args(parser, ["search", "-graph", "networks", "--limit", "3", "-survey"])
@@ -204,7 +204,6 @@ def test_a_query_may_start_with_an_excluded_word(dbs, monkeypatch, capsys):
 
 def test_related_takes_no_query_and_says_not_found(dbs, monkeypatch, capsys):
     from wove_pipeline.sandbox.generator import KNAPFORMER_ID
-
     url = dbs["published"]
     rc, out, err = wove(monkeypatch, capsys, url, "search", "--related", KNAPFORMER_ID, "graph")
     assert rc == 2 and "takes no QUERY" in err and out == ""

@@ -18,9 +18,11 @@ import random
 import psycopg
 import pytest
 
-from wove_pipeline.core import db, metrics
+from wove_pipeline.database import access as db
+from wove_pipeline.metrics import compute as metrics
 
 from .world_db import load_papers, load_static, papers_by_day
+
 
 def _full_equals_incremental(conn) -> tuple[dict, dict]:
     incremental = metrics.metrics_snapshot(conn)

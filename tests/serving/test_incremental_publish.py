@@ -20,7 +20,9 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core import db, metrics, serving
+from wove_pipeline.database import access as db
+from wove_pipeline.metrics import compute as metrics
+from wove_pipeline.serving import publish as serving
 
 from .test_incremental_metrics import _random_updates
 from .world_db import load_papers, load_static, papers_by_day

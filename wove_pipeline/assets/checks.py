@@ -24,8 +24,9 @@ from collections.abc import Iterable, Sequence
 import dagster as dg
 from psycopg import sql
 
-from wove_pipeline.assets.partition_metadata import RUN_PARTITIONS  # a constant, not an asset
-from wove_pipeline.core import db
+# a constant, not an asset
+from wove_pipeline.assets.partition_metadata import RUN_PARTITIONS
+from wove_pipeline.database import access as db
 from wove_pipeline.resources import DatabaseResource
 
 ERROR, WARN = dg.AssetCheckSeverity.ERROR, dg.AssetCheckSeverity.WARN
@@ -268,7 +269,6 @@ def _integrity_checks() -> list[dg.AssetChecksDefinition]:
 
 def _embedding_dimensions_check() -> dg.AssetChecksDefinition:
     from wove_pipeline.resources.embedder import EmbedderResource
-
     @dg.asset_check(asset=dg.AssetKey("paper_embeddings"), name="paper_embeddings_dimensions", blocking=True,
                     description="Every vector of the configured model has the configured number of dimensions, "
                                 "and every row's vector length equals its recorded dimensions.")

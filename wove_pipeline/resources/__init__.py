@@ -12,10 +12,10 @@ from collections.abc import Iterator
 import dagster as dg
 import psycopg
 
-from wove_pipeline.core import db
-from wove_pipeline.core.arxiv_client import ArxivOaiClient
-from wove_pipeline.core.raw_store import RawStore
+from wove_pipeline.arxiv.client import ArxivOaiClient
+from wove_pipeline.database import access as db
 from wove_pipeline.settings import raw_data_dir, upstream_settings
+from wove_pipeline.upstream.raw_store import RawStore
 
 
 class DatabaseResource(dg.ConfigurableResource):
@@ -24,7 +24,15 @@ class DatabaseResource(dg.ConfigurableResource):
     url: str
 
     @contextlib.contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """An autocommit connection for core functions that open their own transactions on it
+        (``with conn.transaction():``), e.g. around an upstream call they must not hold one over."""
+        with db.connect(self.url, autocommit=True) as conn:
+            yield conn
+
+    @contextlib.contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
+        """A connection inside one transaction: committed when the block ends, rolled back on error."""
         with db.transaction(self.url) as conn:
             yield conn
 

@@ -10,7 +10,7 @@ import functools
 
 import dagster as dg
 
-from wove_pipeline.core.embedding import DEFAULT_DIMENSIONS, DEFAULT_MODEL, Embedder, EmbeddingModelConfig
+from wove_pipeline.search.embedding import DEFAULT_DIMENSIONS, DEFAULT_MODEL, Embedder, EmbeddingModelConfig
 
 
 @functools.lru_cache(maxsize=4)

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from wove_pipeline.core.http import RetrySettings
-from wove_pipeline.core.openalex_client import LIST_CALL_USD, OpenAlexBudget, OpenAlexClient
-from wove_pipeline.core.s2_client import SemanticScholarClient
+from wove_pipeline.openalex.client import LIST_CALL_USD, OpenAlexBudget, OpenAlexClient
+from wove_pipeline.semantic_scholar.client import SemanticScholarClient
 from wove_pipeline.settings import upstream_settings
+from wove_pipeline.upstream.http import RetrySettings
 
 
 class _RetryFields(dg.ConfigurableResource):

@@ -1,6 +1,6 @@
 """Bulk files of the sandbox world, in the Semantic Scholar Datasets and OpenAlex snapshot formats.
 
-The bulk backfill path (``wove_pipeline.core.bulk``) reads these formats; the sandbox writes
+The bulk backfill path (``wove_pipeline.enrichment.bulk``) reads these formats; the sandbox writes
 small files in them so that path is tested the way the API path is, against data whose
 truth is known. Records are what the sandbox API would answer on the same ``today`` (the
 same endpoint objects render them), laid out and named as the real bulk products are:
