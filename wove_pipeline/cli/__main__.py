@@ -1,0 +1,7 @@
+"""`python -m wove_pipeline.cli`: the `wove` command."""
+
+import sys
+
+from wove_pipeline.cli import main
+
+sys.exit(main())
