@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 
 from .names import Name, make_name, normalize_text, parse_name
 
+# A paper with more authors than this gives no co-author evidence (matching) and no co-author
+# edges (metrics): a giant collaboration's list says nothing about one person's circle.
+MAX_COAUTHOR_AUTHORS = 100
+
 
 @dataclass(slots=True)  # a scoped load at scale holds a million of them
 class Mention:

@@ -35,10 +35,9 @@ from psycopg.types.json import Jsonb
 from wove_pipeline.database import access as db
 from wove_pipeline.matching.cluster import Assignment, MatchConfig, assign_incremental, match_all
 from wove_pipeline.matching.identity import Redirect, assign_ids
-from wove_pipeline.matching.mentions import Mention, normalize_orcid
+from wove_pipeline.matching.mentions import MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
 from wove_pipeline.matching.names import make_name, normalize_text
 from wove_pipeline.matching.overrides import Overrides
-from wove_pipeline.matching.sandbox_eval import MAX_COAUTHORS
 from wove_pipeline.matching.scoring import TEXT_TERMS_VERSION, text_term_counts
 from wove_pipeline.upstream.gc_pause import gc_paused
 
@@ -171,7 +170,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
         published, categories, journal_ref, text_terms = paper_fields[arxiv_id]
         categories = list(categories or [])
         keys = [make_name(r[3], None, r[2]).block for r in paper_rows]
-        big = len(paper_rows) > MAX_COAUTHORS  # giant collaborations carry no per-person co-author signal
+        big = len(paper_rows) > MAX_COAUTHOR_AUTHORS  # giant collaborations carry no per-person co-author signal
         digest = hashlib.sha256()
         for k, (_, position, keyname, forenames, suffix, affiliations, s2_author_id, s2_confidence,
                 openalex_author_id, openalex_confidence, orcid, institution_ids,

@@ -10,10 +10,9 @@ title + abstract and the v1 date. The ground truth (``Authorship.person_id``,
 from __future__ import annotations
 
 from .alignment import align_authorships
-from .mentions import Mention, normalize_orcid
+from .mentions import MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
 from .names import make_name
 
-MAX_COAUTHORS = 100  # co-author lists of giant collaborations carry no per-person signal
 
 
 def world_mentions(world, papers=None) -> tuple[list[Mention], dict[str, int]]:
@@ -32,7 +31,7 @@ def world_mentions(world, papers=None) -> tuple[list[Mention], dict[str, int]]:
                 if j is not None:
                     oa_al[i] = (p.openalex.authorships[j], c)
         keys = [make_name(a.forenames, None, a.keyname).block for a in p.authors]
-        big = len(p.authors) > MAX_COAUTHORS
+        big = len(p.authors) > MAX_COAUTHOR_AUTHORS
         v1 = p.versions[0].submitted if p.versions else None
         text = f"{p.title}\n{p.abstract}"
         for k, a in enumerate(p.authors):

@@ -47,8 +47,8 @@ from collections.abc import Iterable, Sequence
 import psycopg
 
 from wove_pipeline.database import access as db
+from wove_pipeline.matching.mentions import MAX_COAUTHOR_AUTHORS
 
-MAX_COAUTHOR_AUTHORS = 100
 LOCK_KEY = "wove-metrics"
 # The aggregates sort a few hundred thousand rows a day (millions in a full run): with the
 # default 4 MB they spill to disk. Set for the metrics transaction only.
