@@ -7,6 +7,7 @@ The asset graph reads like the diagram in DESIGN.md:
                              +-> paper_embeddings ------------------------------------------------^
 """
 
+import datetime as dt
 import gc
 
 import dagster as dg
@@ -21,7 +22,7 @@ from wove_pipeline.resources.embedder import EmbedderResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 from wove_pipeline.search import assets as embeddings
 from wove_pipeline.serving import assets as serving
-from wove_pipeline.serving import automation as publish_gate
+from wove_pipeline.serving import automation
 
 # Partitioned by OAI day: one run per day (or per month in a backfill).
 daily_assets = [
@@ -54,12 +55,85 @@ daily_schedule = dg.build_schedule_from_partitioned_job(
     daily_job, hour_of_day=6, minute_of_hour=0,
     description="06:00 UTC: the daily_harvest job for the previous UTC day (its OAI datestamps are complete).",
 )
-# Publishing follows the data, not a clock (publish_gate.py): a sensor requests the publish
-# job as soon as a run of daily assets succeeds and its days are complete; a failed day holds
-# every publish (and says so) until it is re-run; a 08:00 UTC schedule catches up on the rest.
+# Publishing follows the data, not a clock (serving/automation.py decides): a sensor requests
+# the publish job as soon as a run of daily assets succeeds and its days are complete; a failed
+# day holds every publish (and says so) until it is re-run; a 08:00 UTC schedule catches up on
+# the rest. What follows reads the instance for those decisions and answers in Dagster's terms.
 DAILY_KEYS = [key for asset in daily_assets for key in asset.keys]
-publish_when_day_lands, publish_held_on_failed_day, publish_schedule = publish_gate.build(
-    daily_job, publish_job, DAILY_KEYS, daily_partitions)
+_FAILED = [dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED]
+
+
+def _run_partitions(run: dg.DagsterRun) -> list[str]:
+    return automation.run_partitions(run.tags, lambda start, end: daily_partitions.get_partition_keys_in_range(
+        dg.PartitionKeyRange(start, end)))
+
+
+def _targets_daily(instance: dg.DagsterInstance, run: dg.DagsterRun) -> bool:
+    """Whether a run set out to materialize a daily asset: its asset selection, or (a whole
+    asset job, which records none) the materializations it planned."""
+    planned = set(run.asset_selection or ())
+    if not planned:
+        records = instance.get_records_for_run(
+            run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED, limit=1000).records
+        planned = {r.event_log_entry.dagster_event.asset_key for r in records if r.event_log_entry.dagster_event}
+    return bool(planned & set(DAILY_KEYS))
+
+
+def _held_days(instance: dg.DagsterInstance) -> list[automation.HeldDay]:
+    since = dt.datetime.now(dt.timezone.utc) - automation.LOOKBACK
+    records = instance.get_run_records(dg.RunsFilter(statuses=[*_FAILED, dg.DagsterRunStatus.SUCCESS],
+                                                     created_after=since), limit=2000)
+    runs = []
+    for record in records:
+        run = record.dagster_run
+        partitions = _run_partitions(run)
+        if partitions and _targets_daily(instance, run):
+            runs.append(automation.FinishedRun(run.run_id, run.status.value,
+                                               record.end_time or record.create_timestamp.timestamp(),
+                                               tuple(partitions)))
+    return automation.held_days(runs)
+
+
+def _landed(instance: dg.DagsterInstance, days: list[str]) -> list[str]:
+    return automation.landed((instance.get_materialized_partitions(key) for key in DAILY_KEYS), days)
+
+
+def _answer(decision: automation.Decision):
+    if decision.publish:
+        return dg.RunRequest(run_key=decision.run_key, tags=dict(decision.tags))
+    return dg.SkipReason(decision.reason)
+
+
+@dg.run_status_sensor(
+    name="publish_when_day_lands", run_status=dg.DagsterRunStatus.SUCCESS, request_job=publish_job,
+    default_status=dg.DefaultSensorStatus.RUNNING, minimum_interval_seconds=30,
+    description="Requests the publish job (matching, metrics, serving) when a run of daily assets succeeds "
+                "and every daily asset of its days is materialized; held while a recent day's latest run failed.")
+def publish_when_day_lands(context: dg.RunStatusSensorContext):
+    run, instance = context.dagster_run, context.instance
+    return _answer(automation.on_run_success(
+        run.run_id, _targets_daily(instance, run), _run_partitions(run),
+        ready=lambda days: _landed(instance, days), held=lambda: _held_days(instance)))
+
+
+@dg.run_status_sensor(
+    name="publish_held_on_failed_day", run_status=dg.DagsterRunStatus.FAILURE,
+    default_status=dg.DefaultSensorStatus.RUNNING, minimum_interval_seconds=30,
+    description="Says, on each failed run of daily assets, that its days hold the publish until re-run.")
+def publish_held_on_failed_day(context: dg.RunStatusSensorContext):
+    run, instance = context.dagster_run, context.instance
+    targets = _targets_daily(instance, run)
+    decision = automation.on_run_failure(run.run_id, targets, held=lambda: _held_days(instance))
+    if targets:
+        context.log.warning(decision.reason)
+    return _answer(decision)
+
+
+@dg.schedule(name="publish_daily", cron_schedule="0 8 * * *", job=publish_job, execution_timezone="UTC",
+             description="08:00 UTC daily catch-up: publishes whatever landed and was not published yet, unless a "
+                         "recent day's latest run failed (then it says which).")
+def publish_schedule(context: dg.ScheduleEvaluationContext):
+    return _answer(automation.on_catch_up(_held_days(context.instance)))
 
 # Daily assets carry a freshness policy; every asset gets its integrity checks.
 all_assets = checks.apply_freshness([*daily_assets, *global_assets, *enrichment.refresh_assets])
