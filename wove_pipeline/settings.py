@@ -1,7 +1,9 @@
-"""Every environment variable wove reads, in one place.
+"""Every environment variable wove reads or sets, in one place.
 
 Read at call time, never at import (secrets must not freeze into definitions or leak
-into snapshots). README.md lists the same variables.
+into snapshots). README.md lists the same variables. What wove sets for itself and the
+processes it starts (the variables `wove demo` / `wove ui` / `wove up` export, a private
+XDG_RUNTIME_DIR) is set through :func:`export` too, so nothing else touches ``os.environ``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,63 @@ def raw_data_dir() -> str:
     URI such as s3://bucket/prefix, which is passed through untouched."""
     value = os.environ.get("WOVE_DATA_DIR") or str(wove_home() / "data")
     return value if "://" in value else str(Path(value).resolve())
+
+
+def dagster_home() -> Path:
+    """The Dagster instance's folder: DAGSTER_HOME, else <WOVE_HOME>/dagster_home (what
+    `wove ui`, `wove up`, `wove demo` and `wove backfill` share)."""
+    value = os.environ.get("DAGSTER_HOME")
+    return Path(value) if value else wove_home() / "dagster_home"
+
+
+def configured_database_urls() -> tuple[str | None, str | None]:
+    """(WOVE_DATABASE_URL, DAGSTER_PG_URL) as set, None where unset: an external server when
+    both are set, the embedded default when neither is (database.embedded)."""
+    return os.environ.get("WOVE_DATABASE_URL") or None, os.environ.get("DAGSTER_PG_URL") or None
+
+
+def serving_database_url() -> str | None:
+    """WOVE_DATABASE_URL, the serving database's libpq URL (None when unset)."""
+    return configured_database_urls()[0]
+
+
+def dagster_pg_url() -> str | None:
+    """DAGSTER_PG_URL, the Dagster instance database's SQLAlchemy URL (None when unset)."""
+    return configured_database_urls()[1]
+
+
+def debug() -> bool:
+    """WOVE_DEBUG=1: commands re-raise errors (the traceback) instead of one line."""
+    return os.environ.get("WOVE_DEBUG") == "1"
+
+
+def pg_bin_dir() -> Path | None:
+    """WOVE_PG_BIN: the folder of pg_dump / pg_restore / psql for an external server."""
+    value = os.environ.get("WOVE_PG_BIN")
+    return Path(value) if value else None
+
+
+def environment_without_libpq() -> dict[str, str]:
+    """This process's environment less every PG* variable, for a PostgreSQL tool the caller
+    then gives exactly the connection parameters it means (database.backup)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+
+
+def child_environment(**extra: str) -> dict[str, str]:
+    """This process's environment with ``extra`` on top, for a child process."""
+    return {**os.environ, **extra}
+
+
+def runtime_dir() -> str:
+    """XDG_RUNTIME_DIR as set ('' when unset)."""
+    return os.environ.get("XDG_RUNTIME_DIR", "")
+
+
+def export(values: dict[str, str]) -> None:
+    """Set variables for this process and every process it starts: the database URLs, the
+    raw layer, DAGSTER_HOME and the sandbox's upstream URLs the resources read (cli.runtime),
+    the sandbox's partition window, a private XDG_RUNTIME_DIR (database.embedded)."""
+    os.environ.update(values)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ resources read. Nothing here is specific to one caller, so all of them share one
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -16,7 +15,8 @@ from pathlib import Path
 
 from wove_pipeline.database.embedded import DatabaseUrls, EmbeddedPostgres, resolve_database_urls
 from wove_pipeline.database.migrations import migrate
-from wove_pipeline.settings import raw_data_dir, wove_home
+from wove_pipeline import settings
+from wove_pipeline.settings import raw_data_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,7 +44,7 @@ class Environment:
 
 def prepare_dagster_home() -> Path:
     """A DAGSTER_HOME under WOVE_HOME holding the repository's dagster.yaml (run state stays out of git)."""
-    home = Path(os.environ.get("DAGSTER_HOME") or wove_home() / "dagster_home")
+    home = settings.dagster_home()
     home.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
     return home
@@ -95,7 +95,7 @@ def initialize_pools(instance, pools: Iterable[str]) -> dict[str, int]:
 @contextlib.contextmanager
 def _instance_lock(instance) -> Iterator[None]:
     """A session advisory lock on the instance's PostgreSQL database (no-op on other storage)."""
-    url = os.environ.get("DAGSTER_PG_URL")
+    url = settings.dagster_pg_url()
     if not url or type(instance.event_log_storage).__name__ != "PostgresEventLogStorage":
         yield
         return
@@ -167,7 +167,7 @@ def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None, san
         env.sandbox = start_sandbox(world, today=sandbox_today, setup=sandbox_setup, fork=sandbox_fork)
         exported.update(sandbox_env(env.sandbox))
     exported["DAGSTER_HOME"] = str(prepare_dagster_home())
-    os.environ.update(exported)
+    settings.export(exported)
     env.exported = exported
     if dagster_instance:
         try:
@@ -182,7 +182,7 @@ def bring_up(*, world=None, serve_sandbox: bool = False, sandbox_today=None, san
 def serving_database_url() -> Iterator[str]:
     """For commands that only read or copy the serving database: WOVE_DATABASE_URL when set,
     else the embedded default, started for the command and stopped after it."""
-    url = os.environ.get("WOVE_DATABASE_URL")
+    url = settings.serving_database_url()
     if url:
         yield url
         return

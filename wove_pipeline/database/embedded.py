@@ -39,6 +39,7 @@ from urllib.parse import quote
 import psycopg
 from psycopg import conninfo, sql
 
+from wove_pipeline import settings
 from wove_pipeline.settings import wove_home
 
 log = logging.getLogger(__name__)
@@ -119,7 +120,7 @@ def ensure_runtime_dir() -> str:
     session) platformdirs warns on every command and falls back to ``<tmp>/runtime-<uid>``.
     This gives it a private one of the same kind, ``<tmp>/wove-runtime-<uid>`` (0700, ours),
     so every wove process of this user shares the lock as before, and nothing warns."""
-    current = os.environ.get("XDG_RUNTIME_DIR", "")
+    current = settings.runtime_dir()
     if current and _private_dir(Path(current)):
         return current
     path = Path(tempfile.gettempdir()) / f"wove-runtime-{os.geteuid()}"
@@ -132,7 +133,7 @@ def ensure_runtime_dir() -> str:
             os.chmod(path, 0o700)
     except OSError:
         path = Path(tempfile.mkdtemp(prefix=f"wove-runtime-{os.geteuid()}-"))  # 0700 by construction
-    os.environ["XDG_RUNTIME_DIR"] = str(path)
+    settings.export({"XDG_RUNTIME_DIR": str(path)})
     return str(path)
 
 
@@ -281,8 +282,7 @@ def scratch_postgres(prefix: str) -> Iterator[tuple[EmbeddedPostgres, Path]]:
 
 def resolve_database_urls(start_embedded: bool = True) -> tuple[DatabaseUrls, EmbeddedPostgres | None]:
     """External server when both variables are set; otherwise the embedded default."""
-    serving = os.environ.get("WOVE_DATABASE_URL")
-    dagster = os.environ.get("DAGSTER_PG_URL")
+    serving, dagster = settings.configured_database_urls()
     if serving and dagster:
         return DatabaseUrls(serving=serving, dagster=to_sqlalchemy_psycopg2(dagster)), None
     if serving or dagster:
