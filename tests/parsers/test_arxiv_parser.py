@@ -2,18 +2,11 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from wove_pipeline.arxiv.oai_parser import (
-    Author,
-    OaiError,
-    OaiParseError,
-    RecordParseError,
-    merge_paper,
-    parse_arxiv_metadata,
-    parse_arxivraw_metadata,
-    parse_oai_page,
-    split_dois,
-    split_raw_authors,
-)
+from wove_pipeline.arxiv.authors import Author, split_raw_authors
+from wove_pipeline.arxiv.metadata_formats import parse_arxiv_metadata, parse_arxivraw_metadata, split_dois
+from wove_pipeline.arxiv.oai_pages import parse_oai_page
+from wove_pipeline.arxiv.oai_xml import OaiError, OaiParseError, RecordParseError
+from wove_pipeline.arxiv.paper_record import merge_paper
 
 RAW_PAGE = "arxiv/listrecords_arXivRaw_legacy_with_token.xml"
 ARXIV_PAGE = "arxiv/listrecords_arXiv_legacy_physics-hep-ex.xml"

@@ -9,15 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wove_pipeline.arxiv.oai_parser import (
-    OaiError,
-    OaiParseError,
-    RecordParseError,
-    merge_paper,
-    parse_arxiv_metadata,
-    parse_arxivraw_metadata,
-    parse_oai_page,
-)
+from wove_pipeline.arxiv.metadata_formats import parse_arxiv_metadata, parse_arxivraw_metadata
+from wove_pipeline.arxiv.oai_pages import parse_oai_page
+from wove_pipeline.arxiv.oai_xml import OaiError, OaiParseError, RecordParseError
+from wove_pipeline.arxiv.paper_record import merge_paper
 from wove_pipeline.arxiv.tex import (
     arxiv_id_from_slug,
     slugify_paper,

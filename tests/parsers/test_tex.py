@@ -52,7 +52,7 @@ def test_tex_to_text_tolerates_garbage(bad):
 
 def test_tex_to_text_sample_abstract_keeps_percent(load_bytes):
     # The Super-Kamiokande abstract ends a parenthesis with "%": nothing after it may vanish.
-    from wove_pipeline.arxiv.oai_parser import parse_arxiv_metadata
+    from wove_pipeline.arxiv.metadata_formats import parse_arxiv_metadata
     meta = parse_arxiv_metadata(load_bytes("arxiv/getrecord_arXiv_legacy_collaboration_affiliations.xml"))
     text = tex_to_text(meta.abstract)
     assert "(-3.6+-1.6(stat.)+-0.6(syst.))%. The SK-IV solar neutrino data" in text
@@ -140,7 +140,8 @@ def test_tex_to_text_same_with_a_warm_span_cache(load_bytes):
     """Converted spans are cached across strings: every text converts to what it converts
     to on its own, with an empty cache, whatever came before it."""
     from wove_pipeline.arxiv import tex
-    from wove_pipeline.arxiv.oai_parser import parse_arxiv_metadata, parse_oai_page
+    from wove_pipeline.arxiv.metadata_formats import parse_arxiv_metadata
+    from wove_pipeline.arxiv.oai_pages import parse_oai_page
     page = parse_oai_page(load_bytes("arxiv/listrecords_arXiv_legacy_physics-hep-ex.xml"))
     metas = [parse_arxiv_metadata(r.xml) for r in page.records if not r.deleted]
     texts = [t for m in metas for t in (m.title, m.abstract) if t]

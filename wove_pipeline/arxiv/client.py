@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from wove_pipeline.arxiv.oai_parser import OaiPage, OaiParseError, parse_oai_page
+from wove_pipeline.arxiv.oai_pages import OaiPage, parse_oai_page
+from wove_pipeline.arxiv.oai_xml import OaiParseError
 from wove_pipeline.upstream.http import HttpClient, InvalidBody, RetrySettings, UpstreamClient
 
 METADATA_PREFIXES = ("arXiv", "arXivRaw")  # split authors + affiliations; versions + raw TeX

@@ -15,12 +15,9 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from wove_pipeline.arxiv.client import METADATA_PREFIXES, ArxivOaiClient
-from wove_pipeline.arxiv.oai_parser import (
-    merge_paper,
-    parse_arxiv_metadata,
-    parse_arxivraw_metadata,
-    parse_oai_page,
-)
+from wove_pipeline.arxiv.metadata_formats import parse_arxiv_metadata, parse_arxivraw_metadata
+from wove_pipeline.arxiv.oai_pages import parse_oai_page
+from wove_pipeline.arxiv.paper_record import merge_paper
 from wove_pipeline.database import access as db
 from wove_pipeline.upstream.gc_pause import gc_paused
 from wove_pipeline.upstream.raw_store import RawStore
