@@ -100,7 +100,7 @@ def _ms(t: tuple[float, float, float]) -> str:
 
 
 def queries(rng: random.Random, titles: list[str], n: int) -> list[str]:
-    from wove_pipeline.sandbox.generator import WORDS
+    from wove_pipeline.sandbox.vocabulary import WORDS
     phrases = sorted({t for w in WORDS.values() for t in w["task"]} | {m for w in WORDS.values() for m in w["method"]})
     adjs = sorted({a for w in WORDS.values() for a in w["adj"]})
     out: list[str] = []

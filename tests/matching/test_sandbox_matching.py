@@ -6,7 +6,8 @@ from wove_pipeline.matching import assign_incremental, match_all
 from wove_pipeline.matching.evaluate import b3, default_methods, evaluate, format_report
 from wove_pipeline.matching.identity import assign_ids, resolve
 from wove_pipeline.matching.sandbox_eval import world_mentions
-from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID, generate_world
+from wove_pipeline.sandbox.generator import generate_world
+from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID, SEED_PENG_WANG_ID
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ from wove_pipeline.matching import researchers as researchers_load
 from wove_pipeline.matching.scoring import text_term_counts
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
-from wove_pipeline.sandbox.generator import SEED_PENG_WANG_ID, generate_world
+from wove_pipeline.sandbox.generator import generate_world
+from wove_pipeline.sandbox.seed_fixtures import SEED_PENG_WANG_ID
 
 UPSTREAM_ASSETS = [harvest.arxiv_records, harvest.papers, *enrichment.daily_enrichment_assets]
 

@@ -11,7 +11,8 @@ import httpx
 import pytest
 from lxml import etree
 
-from wove_pipeline.sandbox.generator import KNAPFORMER_ID, generate_world
+from wove_pipeline.sandbox.generator import generate_world
+from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID
 from wove_pipeline.sandbox.server import SandboxServer
 
 OAI = "http://www.openarchives.org/OAI/2.0/"

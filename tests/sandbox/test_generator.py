@@ -12,15 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from wove_pipeline.sandbox.generator import (
-    GS_EDIT_ID,
-    KNAPFORMER_ID,
-    SEED_PENG_WANG_ID,
-    generate_world,
-    mention_identities,
-    normalize_name,
-    write_ground_truth,
-)
+from wove_pipeline.sandbox.generator import generate_world
+from wove_pipeline.sandbox.ground_truth import mention_identities, write_ground_truth
+from wove_pipeline.sandbox.people import normalize_name
+from wove_pipeline.sandbox.seed_fixtures import GS_EDIT_ID, KNAPFORMER_ID, SEED_PENG_WANG_ID
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -99,7 +99,7 @@ def _one_clear_line(rc: int, err: str, *words: str, prefix: str = "wove ") -> No
 
 
 def _read_commands(tmp_path):
-    from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID
+    from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID, SEED_PENG_WANG_ID
 
     from .world_db import researcher_id
 
@@ -203,7 +203,7 @@ def test_a_query_may_start_with_an_excluded_word(dbs, monkeypatch, capsys):
 
 
 def test_related_takes_no_query_and_says_not_found(dbs, monkeypatch, capsys):
-    from wove_pipeline.sandbox.generator import KNAPFORMER_ID
+    from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID
     url = dbs["published"]
     rc, out, err = wove(monkeypatch, capsys, url, "search", "--related", KNAPFORMER_ID, "graph")
     assert rc == 2 and "takes no QUERY" in err and out == ""
@@ -243,7 +243,7 @@ def test_every_option_has_help_and_the_limits_show(monkeypatch, capsys):
 
 
 def test_researcher_payload_has_one_redirect_field(dbs, monkeypatch, capsys):
-    from wove_pipeline.sandbox.generator import SEED_PENG_WANG_ID
+    from wove_pipeline.sandbox.seed_fixtures import SEED_PENG_WANG_ID
 
     from .world_db import researcher_id
 

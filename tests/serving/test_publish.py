@@ -14,7 +14,7 @@ from psycopg import sql
 
 from wove_pipeline.database import access as db
 from wove_pipeline.metrics import compute as metrics
-from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID
+from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID, SEED_PENG_WANG_ID
 from wove_pipeline.serving import publish as serving
 
 from .world_db import load_papers, load_static, researcher_id

@@ -10,7 +10,9 @@ import math
 import pytest
 
 from wove_pipeline.database import access as db
-from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID, mention_identities, normalize_name
+from wove_pipeline.sandbox.ground_truth import mention_identities
+from wove_pipeline.sandbox.people import normalize_name
+from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID, SEED_PENG_WANG_ID
 from wove_pipeline.serving import publish as serving
 
 from .world_db import is_person, person_name, researcher_id

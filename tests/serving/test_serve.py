@@ -24,7 +24,7 @@ from tests.conftest import TEMPLATE_DB, url_for
 from tests.search.conftest import embedder  # noqa: F401 (the session's loaded model, a fixture)
 from wove_pipeline.database import access as db
 from wove_pipeline.metrics import compute as metrics
-from wove_pipeline.sandbox.generator import KNAPFORMER_ID, SEED_PENG_WANG_ID
+from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID, SEED_PENG_WANG_ID
 from wove_pipeline.search import query as search
 from wove_pipeline.search.embedding import embed_papers
 from wove_pipeline.serving import publish as serving

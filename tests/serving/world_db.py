@@ -12,7 +12,8 @@ from psycopg.types.json import Jsonb
 
 from wove_pipeline.arxiv.tex import slugify_paper, tex_to_text
 from wove_pipeline.database import access as db
-from wove_pipeline.sandbox.generator import mention_identities, normalize_name
+from wove_pipeline.sandbox.ground_truth import mention_identities
+from wove_pipeline.sandbox.people import normalize_name
 
 RESEARCHER_OFFSET = 200_000
 FETCHED = dt.datetime(2025, 8, 20, 12, 0, tzinfo=dt.timezone.utc)

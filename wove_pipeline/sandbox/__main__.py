@@ -16,7 +16,8 @@ import sys
 import threading
 import time
 
-from .generator import generate_world, write_ground_truth
+from .generator import generate_world
+from .ground_truth import write_ground_truth
 from .server import SandboxServer, default_endpoints
 
 ENV_NAMES = {"arxiv": "ARXIV_OAI_URL", "s2": "S2_API_URL", "openalex": "OPENALEX_API_URL"}
