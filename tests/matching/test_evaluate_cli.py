@@ -2,7 +2,8 @@ import argparse
 import json
 from pathlib import Path
 
-from wove_pipeline.cli.matching import add_matching_commands, main
+from wove_pipeline.cli import main
+from wove_pipeline.cli.matching import add_matching_commands
 from wove_pipeline.matching.evaluate import evaluate_s2and_dir, format_report, load_s2and
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "shared" / "matching-format"

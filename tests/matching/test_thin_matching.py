@@ -62,7 +62,7 @@ def test_acronym_links_affiliation_spellings():
 
 
 def test_cli_thin_flag(capsys, tmp_path):
-    from wove_pipeline.cli.matching import main
+    from wove_pipeline.cli import main
     assert main(["matching", "evaluate", "--sandbox", "--thin", "--seed", "5", "--papers-per-day", "40", "--days", "3"]) == 0
     assert "thin: names + affiliations + positions" in capsys.readouterr().out
     assert main(["matching", "evaluate", "/work/shared/matching-format", "--thin"]) == 0

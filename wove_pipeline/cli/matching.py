@@ -98,14 +98,3 @@ def run_train(args) -> int:
         return 2
     train(args.dev, cross_validate=not args.no_cross_validation, log=lambda s: print(s, flush=True))
     return 0
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="wove")
-    add_matching_commands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
