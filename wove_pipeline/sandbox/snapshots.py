@@ -42,7 +42,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wove_pipeline.sandbox.openalex import OA, OpenAlexEndpoint
+from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
+from wove_pipeline.sandbox.openalex_records import OA
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.world import World
 
