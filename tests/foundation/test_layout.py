@@ -296,7 +296,10 @@ for index in range(start, len(names)):
     try:
         importlib.import_module(names[index])
     except BaseException as exc:
-        print(json.dumps({"index": index, "error": "".join(traceback.format_exception_only(exc)).strip()}))
+        where = [[f.filename, f.lineno] for f in traceback.extract_tb(exc.__traceback__)
+                 if "/wove_pipeline/" in f.filename.replace("\\", "/")]
+        print(json.dumps({"index": index, "error": "".join(traceback.format_exception_only(exc)).strip(),
+                          "where": where[-1] if where else None}))
         sys.exit(0)
     if loaded:
         print(json.dumps({"index": index, **loaded[0]}))
@@ -331,7 +334,11 @@ def test_core_modules_do_not_load_dagster():
             break
         requested = by_name[names[index]]
         if "error" in result:
-            offenders.append(f"{requested.rel}:1: does not import: {result['error']}")
+            path, line = requested.rel, 1
+            if result.get("where"):
+                file, line = result["where"]
+                path = Path(os.path.relpath(Path(file).resolve(), ROOT)).as_posix()
+            offenders.append(f"{path}:{line}: importing {requested.name} fails: {result['error']}")
         else:
             chain = [(name, line) for name, line in result["chain"]]
             # The innermost core module on the way: the one whose import line pulled Dagster in.
