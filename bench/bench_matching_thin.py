@@ -15,7 +15,8 @@ import argparse
 import os
 import time
 
-from wove_pipeline.matching.cluster import MatchConfig, match_all
+from wove_pipeline.matching.assignment import MatchConfig
+from wove_pipeline.matching.cluster import match_all
 from wove_pipeline.matching.evaluate import baseline_exact_name, evaluate, load_s2and, thin_mentions
 from wove_pipeline.matching.sandbox_eval import world_mentions
 from wove_pipeline.matching.scoring import Weights

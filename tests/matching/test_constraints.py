@@ -122,7 +122,7 @@ def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch, spl
     shares in turn: their new clusters must not share labels (they once did)."""
     import multiprocessing
 
-    from wove_pipeline.matching import MatchConfig, cluster
+    from wove_pipeline.matching import MatchConfig, parallel
     from wove_pipeline.matching.evaluate import b3
     from wove_pipeline.matching.sandbox_eval import world_mentions
     from wove_pipeline.sandbox.generator import generate_world
@@ -141,7 +141,7 @@ def test_parallel_incremental_assignment_decides_as_one_process(monkeypatch, spl
     forks = []
     real_get_context = multiprocessing.get_context
     monkeypatch.setattr(multiprocessing, "get_context", lambda m=None: forks.append(m) or real_get_context(m))
-    monkeypatch.setattr(cluster, "PARALLEL_ASSIGN_MIN_PAIRS", 0)
+    monkeypatch.setattr(parallel, "PARALLEL_ASSIGN_MIN_PAIRS", 0)
     two = assign_incremental(old, base.clusters, new, config=MatchConfig(workers=2, batch_size=100))
     assert forks == ["fork"]
 
@@ -183,10 +183,10 @@ def test_forked_workers_end_even_when_the_parent_catches_sigterm():
     import multiprocessing
     import signal
 
-    from wove_pipeline.matching.cluster import _fork_map
+    from wove_pipeline.matching.parallel import fork_map
     previous = signal.signal(signal.SIGTERM, lambda *a: None)
     try:
-        assert _fork_map(_sigterm_is_default, [0, 1, 2], 2, None, []) == [True, True, True]
+        assert fork_map(_sigterm_is_default, [0, 1, 2], 2, None, []) == [True, True, True]
         assert multiprocessing.active_children() == []
     finally:
         signal.signal(signal.SIGTERM, previous)

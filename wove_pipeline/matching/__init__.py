@@ -18,7 +18,8 @@ Pipeline use (the lead wires these to PostgreSQL tables and Dagster assets):
 """
 
 from .alignment import align_authorships
-from .cluster import Assignment, Link, MatchConfig, assign_incremental, match_all
+from .assignment import Assignment, Link, MatchConfig
+from .cluster import assign_incremental, match_all
 from .identity import IdentityResult, Redirect, assign_ids, resolve
 from .mentions import Mention, coauthor_key, normalize_orcid
 from .model import PairModel

@@ -8,7 +8,7 @@ import dagster as dg
 from wove_pipeline.arxiv import assets as harvest
 from wove_pipeline.enrichment import assets as enrichment
 from wove_pipeline.matching import researchers as researchers_load
-from wove_pipeline.matching.cluster import MatchConfig
+from wove_pipeline.matching.assignment import MatchConfig
 from wove_pipeline.resources import DatabaseResource
 
 

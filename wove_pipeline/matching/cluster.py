@@ -29,58 +29,26 @@ the model's, chosen by cross-validation (train.py), and the same in both modes b
 Every mention gets a ``Link`` with its score (mean probability to the rest of its cluster),
 its strongest partner and the evidence of that pair: what each feature adds to its log-odds
 (the log-odds minus those with the feature missing), and the pair's "log_odds".
+
+Beside this module: ``assignment`` (``MatchConfig``, ``Link``, ``Assignment``), ``parallel``
+(tasks over forked workers), ``cross_block`` (joins across name blocks).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import squareform
 
-from .mentions import Mention, normalize_orcid
-from .model import PairModel, default_model, score_pairs
+from .assignment import Assignment, Link, MatchConfig
+from .cross_block import apply_cross_block_links, join_by_upstream_ids
+from .mentions import Mention
+from .model import default_model, score_pairs
 from .overrides import Overrides
-from .scoring import BlockNames, MatchData, block_names, build_data, combine_block_names, sigmoid
-
-
-@dataclass
-class MatchConfig:
-    model: PairModel | None = None  # None: the trained model shipped in the package
-    threshold: float | None = None  # link when mean pair probability >= threshold; None: the model's (cross-validated)
-    unsure_low: float | None = None  # incremental: [unsure_low, threshold) -> "not_sure", new profile; None: the model's
-    max_block: int = 2000  # blocks above this are sub-blocked
-    batch_size: int = 400  # small blocks are packed into batches of about this many mentions
-    chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
-    workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)
-
-
-@dataclass
-class Link:
-    """Why a mention sits in its cluster."""
-
-    mention_id: str
-    cluster: int
-    outcome: str  # clustered | singleton | linked | new | not_sure | forced | existing
-    score: float | None  # mean probability to the other members when decided
-    partner: str | None = None  # strongest partner in the cluster
-    evidence: dict[str, float] = field(default_factory=dict)  # log-odds per feature with partner
-
-
-@dataclass
-class Assignment:
-    clusters: dict[str, int]  # mention_id -> cluster label
-    links: dict[str, Link]
-    stats: dict[str, int] = field(default_factory=dict)
-
-    def members(self) -> dict[int, list[str]]:
-        out: dict[int, list[str]] = defaultdict(list)
-        for m, c in self.clusters.items():
-            out[c].append(m)
-        return dict(out)
-
+from .parallel import AssignCall, run_assign_calls, run_blocks
+from .scoring import BlockNames, MatchData, block_names, build_data, sigmoid
 
 # --------------------------------------------------------------------------- helpers
 
@@ -329,274 +297,6 @@ class _Run:
             self.assign(done, inits[np.argsort(-keys, kind="stable")], bn, count_as="initials_")
 
 
-def _merge_refused(ma: list[str], mb: list[str], mentions_by_id: dict[str, Mention], splits: set,
-                   *, one_paper: bool = False) -> bool:
-    """Would joining clusters ``ma`` and ``mb`` put a cannot-link in one cluster: two different
-    ORCIDs, a forced split, or (``one_paper``) two positions of one paper?"""
-    known_a = [mentions_by_id[m] for m in ma if m in mentions_by_id]
-    known_b = [mentions_by_id[m] for m in mb if m in mentions_by_id]
-    oa = {normalize_orcid(m.orcid) for m in known_a} - {None}
-    ob = {normalize_orcid(m.orcid) for m in known_b} - {None}
-    if oa and ob and oa != ob:
-        return True
-    if one_paper and {m.paper_id for m in known_a} & {m.paper_id for m in known_b}:
-        return True
-    sa, sb = set(ma), set(mb)
-    return any((x in sa and y in sb) or (x in sb and y in sa) for x, y in splits)
-
-
-def _apply_cross_block_links(clusters: dict[str, int], mentions_by_id: dict[str, Mention], overrides: Overrides | None, stats) -> None:
-    if not overrides or not overrides.links:
-        return
-    splits = overrides.split_set()
-    for a, b in overrides.links:
-        if a not in clusters or b not in clusters or clusters[a] == clusters[b]:
-            continue
-        la, lb = clusters[a], clusters[b]
-        ma = [m for m, c in clusters.items() if c == la]
-        mb = [m for m, c in clusters.items() if c == lb]
-        if _merge_refused(ma, mb, mentions_by_id, splits):
-            stats["force_link_refused"] += 1
-            continue
-        keep, drop = min(la, lb), max(la, lb)
-        for m in mb if drop == lb else ma:
-            clusters[m] = keep
-        stats["force_link_cross_block"] += 1
-
-
-def _join_by_upstream_ids(clusters: dict[str, int], mentions_by_id: dict[str, Mention], overrides: Overrides | None,
-                          stats, only: set[str] | None = None) -> None:
-    """Join clusters of different name blocks that share an ORCID, or both an S2 and an
-    OpenAlex author id, when their names are compatible ("Wang Peng" printed surname-first
-    is "Peng Wang"). Refused where a cannot-link would land in one cluster (two ORCIDs, two
-    positions of one paper, a forced split). ``only`` (an incremental run's new mentions):
-    a cluster of new mentions only may join another; two clusters that both hold earlier
-    mentions stay apart (earlier mentions never move; a full re-match revisits them)."""
-    from .names import names_compatible
-
-    by_key: dict[tuple, list[str]] = defaultdict(list)
-    for mid, m in mentions_by_id.items():
-        if mid not in clusters:
-            continue
-        if m.orcid:
-            by_key[("orcid", m.orcid)].append(mid)
-        if m.s2_author_id and m.openalex_author_id:
-            by_key[("s2+oa", m.s2_author_id, m.openalex_author_id)].append(mid)
-    members: dict[int, list[str]] | None = None
-    splits = overrides.split_set() if overrides else set()
-    for key in sorted(by_key):
-        mids = by_key[key]
-        if len({clusters[m] for m in mids}) < 2 or len({mentions_by_id[m].block for m in mids}) < 2:
-            continue
-        if members is None:
-            members = defaultdict(list)
-            for m, c in clusters.items():
-                members[c].append(m)
-        anchor = mids[0]
-        for other in mids[1:]:
-            la, lb = clusters[anchor], clusters[other]
-            if la == lb or mentions_by_id[anchor].block == mentions_by_id[other].block:
-                continue
-            keep, drop = min(la, lb), max(la, lb)
-            if only is not None:
-                fresh_a, fresh_b = set(members[la]) <= only, set(members[lb]) <= only
-                if not (fresh_a or fresh_b):
-                    continue
-                keep, drop = (lb, la) if fresh_a and not fresh_b else (la, lb) if fresh_b and not fresh_a else (keep, drop)
-            if not names_compatible(mentions_by_id[anchor].name, mentions_by_id[other].name):
-                continue
-            if _merge_refused(members[la], members[lb], mentions_by_id, splits, one_paper=True):
-                stats["id_join_refused"] += 1
-                continue
-            for m in members.pop(drop):
-                clusters[m] = keep
-                members[keep].append(m)
-            stats["id_join_cross_block"] += 1
-
-
-def _plan(blocks: list[np.ndarray], cfg: MatchConfig) -> list[list[np.ndarray]]:
-    """Tasks: single big blocks, or packs of small blocks of about ``batch_size`` mentions."""
-    tasks: list[list[np.ndarray]] = []
-    pack: list[np.ndarray] = []
-    size = 0
-    for idx in sorted(blocks, key=len):
-        if len(idx) > cfg.batch_size // 2:
-            tasks.append([idx])
-            continue
-        if size + len(idx) > cfg.batch_size and pack:
-            tasks.append(pack)
-            pack, size = [], 0
-        pack.append(idx)
-        size += len(idx)
-    if pack:
-        tasks.append(pack)
-    return tasks
-
-
-def _run_task(run: "_Run", task: list[np.ndarray]) -> None:
-    d = run.data
-    if len(task) == 1:
-        run.cluster_block(task[0])
-        return
-    singles = [t for t in task if len(t) == 1]
-    for t in singles:
-        run.cluster(t, None)  # type: ignore[arg-type]
-    multi = [t for t in task if len(t) > 1]
-    if not multi:
-        return
-    idx = np.concatenate(multi)
-    batch = np.concatenate([np.full(len(t), k) for k, t in enumerate(multi)])
-    bn = combine_block_names([block_names(d, t) for t in multi])
-    run.cluster(idx, bn, batch)
-
-
-def _run_blocks(run: "_Run", blocks: list[np.ndarray]) -> None:
-    tasks = _plan(blocks, run.cfg)
-    workers = max(1, int(run.cfg.workers))
-    if workers == 1 or len(tasks) < 2:
-        for t in tasks:
-            _run_task(run, t)
-        return
-    _run_parallel(run, tasks, workers)
-
-
-# What forked workers read (set by _fork_map around the pool): the run and its work items.
-_FORK_RUN: "_Run | None" = None
-_FORK_ITEMS: list = []
-
-
-def _worker(task_ids: list[int]):
-    run = _FORK_RUN
-    assert run is not None
-    run.labels[:] = -1
-    run.links = {}
-    run.stats.clear()
-    run.next_label = 0
-    touched = []
-    for t in task_ids:
-        _run_task(run, _FORK_ITEMS[t])
-        touched.append(np.concatenate(_FORK_ITEMS[t]))
-    idx = np.concatenate(touched) if touched else np.zeros(0, dtype=np.int64)
-    links = [(mid, l.outcome, l.score, l.partner, l.evidence) for mid, l in run.links.items()]
-    return idx, run.labels[idx], links, dict(run.stats), run.next_label
-
-
-def _balanced_shares(cost: list[int], workers: int) -> list[list[int]]:
-    """Indexes of the items in about 4 shares per worker of even total cost (biggest first,
-    each to the lightest share), so one slow share does not hold the others up."""
-    shares: list[list[int]] = [[] for _ in range(workers * 4)]
-    load = [0] * len(shares)
-    for i in sorted(range(len(cost)), key=lambda i: -cost[i]):
-        k = load.index(min(load))
-        shares[k].append(i)
-        load[k] += cost[i]
-    return [s for s in shares if s]
-
-
-def _fork_map(fn, shares: list, workers: int, run: "_Run", items: list) -> list:
-    """fn over shares (lists of indexes into items) in forked worker processes, which read
-    run and items as the parent holds them."""
-    import multiprocessing as mp
-
-    global _FORK_RUN, _FORK_ITEMS
-    _FORK_RUN, _FORK_ITEMS = run, items
-    try:
-        with mp.get_context("fork").Pool(workers, initializer=_default_signals) as pool:
-            results = pool.map(fn, shares, chunksize=1)
-            # Let the workers finish on their own: the pool's exit terminates them with SIGTERM,
-            # which a handler the parent had (Dagster's run sets one) would catch and ignore.
-            pool.close()
-            pool.join()
-    finally:
-        _FORK_RUN, _FORK_ITEMS = None, []
-    return results
-
-
-def _default_signals() -> None:
-    import signal
-
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _run_parallel(run: "_Run", tasks: list[list[np.ndarray]], workers: int) -> None:
-    # cost estimate: sum of squared block sizes
-    shares = _balanced_shares([sum(min(len(b), run.cfg.max_block) * len(b) for b in t) for t in tasks], workers)
-    results = _fork_map(_worker, shares, workers, run, tasks)
-    for idx, labs, links, stats, n_labels in results:
-        base = run.next_label
-        run.labels[idx] = labs + base
-        run.next_label += n_labels
-        for mid, oc, sc, partner, ev in links:
-            run.links[mid] = Link(mid, -1, oc, sc, partner, ev)
-        for k, v in stats.items():
-            run.stats[k] += v
-    for i, m in enumerate(run.data.mentions):
-        run.links[m.mention_id].cluster = int(run.labels[i])
-
-
-@dataclass
-class _AssignCall:
-    """One Run.assign call of assign_incremental: labelled mentions, new ones newest first,
-    and the blocks whose names it scores (several when small blocks are packed)."""
-
-    old: np.ndarray
-    new: np.ndarray
-    blocks: list[np.ndarray]
-    packed: bool
-
-    def names(self, data: MatchData) -> BlockNames:
-        if self.packed:
-            return combine_block_names([block_names(data, idx) for idx in self.blocks])
-        return block_names(data, self.blocks[0])
-
-
-# Below this many (new, candidate) pairs to score, forking workers costs more than it saves:
-# a pool of 2 forked from a 100k-paper run starts in ~0.07 s, scoring takes ~3.6 us a pair
-# (a 100k archive's day: 1,029 new positions, 686k pairs, 2.5 -> 1.4 s with 2 workers).
-PARALLEL_ASSIGN_MIN_PAIRS = 100_000
-
-
-def _run_assign_calls(run: "_Run", calls: list[_AssignCall]) -> None:
-    """Run the calls in this process, or spread over cfg.workers forked processes. Calls
-    touch disjoint blocks, so each decides alone what it would in sequence; only the
-    numbering of new clusters differs, and researcher ids do not depend on it (identity
-    numbers new clusters by their smallest mention id)."""
-    workers = max(1, int(run.cfg.workers))
-    pairs = [len(c.new) * (len(c.old) + len(c.new)) for c in calls]
-    if workers == 1 or len(calls) < 2 or sum(pairs) < PARALLEL_ASSIGN_MIN_PAIRS:
-        for c in calls:
-            run.assign(c.old, c.new, c.names(run.data))
-        return
-    shares = _balanced_shares(pairs, workers)
-    results = _fork_map(_assign_worker, shares, workers, run, calls)
-    base = run.next_label
-    for idx, labs, links, stats, worker_first, n_labels in results:
-        # the share's new clusters, numbered from where its worker process stood (a process
-        # runs several shares in turn), move to a range of their own
-        run.labels[idx] = np.where(labs >= worker_first, labs - worker_first + base, labs)
-        base += n_labels
-        for mid, oc, sc, partner, ev in links:
-            run.links[mid] = Link(mid, -1, oc, sc, partner, ev)  # cluster set by the caller
-        for k, v in stats.items():
-            run.stats[k] += v
-    run.next_label = base
-
-
-def _assign_worker(call_ids: list[int]):
-    run = _FORK_RUN
-    assert run is not None
-    first = run.next_label
-    run.links = {}
-    run.stats.clear()
-    for c in call_ids:
-        call = _FORK_ITEMS[c]
-        run.assign(call.old, call.new, call.names(run.data))
-    idx = np.concatenate([_FORK_ITEMS[c].new for c in call_ids])
-    links = [(mid, l.outcome, l.score, l.partner, l.evidence) for mid, l in run.links.items()]
-    return idx, run.labels[idx], links, dict(run.stats), first, run.next_label - first
-
-
 # --------------------------------------------------------------------------- public API
 
 
@@ -609,11 +309,11 @@ def match_all(
         return Assignment({}, {}, {})
     data = build_data(mentions)
     run = _Run(data, overrides, cfg)
-    _run_blocks(run, _group_blocks(data))
+    run_blocks(run, _group_blocks(data))
     clusters = {m.mention_id: int(l) for m, l in zip(mentions, run.labels)}
     by_id = {m.mention_id: m for m in mentions}
-    _join_by_upstream_ids(clusters, by_id, overrides, run.stats)
-    _apply_cross_block_links(clusters, by_id, overrides, run.stats)
+    join_by_upstream_ids(clusters, by_id, overrides, run.stats)
+    apply_cross_block_links(clusters, by_id, overrides, run.stats)
     for mid, c in clusters.items():
         run.links[mid].cluster = c
     return Assignment(clusters, run.links, dict(run.stats))
@@ -634,7 +334,7 @@ def assign_incremental(
     carried over untouched. New profiles get labels above the largest existing label.
     Existing mentions never move (re-cluster a block with ``match_all`` to revisit them); a
     new mention's profile may join an existing one of another block through identical
-    upstream ids (``_join_by_upstream_ids``).
+    upstream ids (``cross_block.join_by_upstream_ids``).
     """
     cfg = config or MatchConfig()
     prev_links = existing.links if isinstance(existing, Assignment) else {}
@@ -656,13 +356,13 @@ def assign_incremental(
     # Small blocks are packed into one scoring call of about batch_size mentions (as in
     # match_all): pairs across blocks have incompatible names, hence cannot-links, so a
     # pack decides exactly what its blocks would alone, at a fraction of the per-call cost.
-    calls: list[_AssignCall] = []
+    calls: list[AssignCall] = []
     pack: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     size = 0
 
     def flush() -> None:
         if pack:
-            calls.append(_AssignCall(np.concatenate([o for o, _, _ in pack]), np.concatenate([nw for _, nw, _ in pack]),
+            calls.append(AssignCall(np.concatenate([o for o, _, _ in pack]), np.concatenate([nw for _, nw, _ in pack]),
                                      [idx for _, _, idx in pack], packed=True))
             pack.clear()
 
@@ -674,7 +374,7 @@ def assign_incremental(
         keys = [data.mentions[i].sort_date for i in nw]
         order = sorted(range(len(nw)), key=keys.__getitem__, reverse=True)
         if len(idx) > cfg.batch_size // 2:
-            calls.append(_AssignCall(o, nw[order], [idx], packed=False))
+            calls.append(AssignCall(o, nw[order], [idx], packed=False))
             continue
         if size + len(idx) > cfg.batch_size:
             flush()
@@ -682,14 +382,14 @@ def assign_incremental(
         pack.append((o, nw[order], idx))
         size += len(idx)
     flush()
-    _run_assign_calls(run, calls)
+    run_assign_calls(run, calls)
     for m, l in zip(new_mentions, run.labels[n_old:]):
         clusters[m.mention_id] = int(l)
     links.update({mid: run.links[mid] for mid in (m.mention_id for m in new_mentions)})
     by_id = {m.mention_id: m for m in existing_mentions if m.mention_id in prev}
     by_id.update((m.mention_id, m) for m in new_mentions)
-    _join_by_upstream_ids(clusters, by_id, overrides, run.stats, only={m.mention_id for m in new_mentions})
-    _apply_cross_block_links(clusters, by_id, overrides, run.stats)
+    join_by_upstream_ids(clusters, by_id, overrides, run.stats, only={m.mention_id for m in new_mentions})
+    apply_cross_block_links(clusters, by_id, overrides, run.stats)
     for mid, c in clusters.items():
         if links[mid].cluster != c:
             links[mid].cluster = c

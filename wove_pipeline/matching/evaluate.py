@@ -19,7 +19,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Hashable
 
-from .cluster import MatchConfig, match_all
+from .assignment import MatchConfig
+from .cluster import match_all
 from .mentions import Mention, coauthor_key, normalize_orcid
 from .overrides import Overrides
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cluster import MatchConfig
+from .assignment import MatchConfig
 from .evaluate import SetScore, incremental_gap, score_set
 from .model import ModelMissing, PairModel, default_model
 from .train import SEED, fit, load_dev_sets, sandbox_set, set_pairs

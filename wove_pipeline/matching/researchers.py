@@ -33,7 +33,8 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from wove_pipeline.database import access as db
-from wove_pipeline.matching.cluster import Assignment, MatchConfig, assign_incremental, match_all
+from wove_pipeline.matching.assignment import Assignment, MatchConfig
+from wove_pipeline.matching.cluster import assign_incremental, match_all
 from wove_pipeline.matching.identity import Redirect, assign_ids
 from wove_pipeline.matching.mentions import MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
 from wove_pipeline.matching.names import make_name, normalize_text

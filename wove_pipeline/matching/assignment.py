@@ -1,0 +1,45 @@
+"""What a matching run is configured with (``MatchConfig``) and what it gives back: an
+``Assignment`` of mentions to cluster labels, with a ``Link`` saying why for each mention."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from .model import PairModel
+
+
+@dataclass
+class MatchConfig:
+    model: PairModel | None = None  # None: the trained model shipped in the package
+    threshold: float | None = None  # link when mean pair probability >= threshold; None: the model's (cross-validated)
+    unsure_low: float | None = None  # incremental: [unsure_low, threshold) -> "not_sure", new profile; None: the model's
+    max_block: int = 2000  # blocks above this are sub-blocked
+    batch_size: int = 400  # small blocks are packed into batches of about this many mentions
+    chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
+    workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)
+
+
+@dataclass
+class Link:
+    """Why a mention sits in its cluster."""
+
+    mention_id: str
+    cluster: int
+    outcome: str  # clustered | singleton | linked | new | not_sure | forced | existing
+    score: float | None  # mean probability to the other members when decided
+    partner: str | None = None  # strongest partner in the cluster
+    evidence: dict[str, float] = field(default_factory=dict)  # log-odds per feature with partner
+
+
+@dataclass
+class Assignment:
+    clusters: dict[str, int]  # mention_id -> cluster label
+    links: dict[str, Link]
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def members(self) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = defaultdict(list)
+        for m, c in self.clusters.items():
+            out[c].append(m)
+        return dict(out)
