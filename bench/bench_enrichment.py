@@ -31,10 +31,12 @@ from wove_pipeline.cli.runtime import start_sandbox
 from wove_pipeline.database import access as db
 from wove_pipeline.database.embedded import scratch_postgres
 from wove_pipeline.database.migrations import migrate
-from wove_pipeline.enrichment import fetch as en
 from wove_pipeline.openalex.client import OpenAlexClient
+from wove_pipeline.openalex.fetch import fetch_institutions, fetch_openalex_authors, fetch_openalex_works
+from wove_pipeline.partitions import DayRange
 from wove_pipeline.sandbox.generator import generate_world
 from wove_pipeline.semantic_scholar.client import SemanticScholarClient
+from wove_pipeline.semantic_scholar.fetch import fetch_s2_authors, fetch_s2_papers
 from wove_pipeline.upstream.raw_store import RawStore
 
 ROUTES = {
@@ -54,10 +56,12 @@ def _calls(server) -> Counter:
 
 
 def _enrich(url: str, s2: SemanticScholarClient, oa: OpenAlexClient, store: RawStore, days) -> dict:
-    out = {"s2": en.fetch_s2_papers(url, s2, store, days), "oa": en.fetch_openalex_works(url, oa, store, days)}
-    en.fetch_s2_authors(url, s2, store, days)
-    en.fetch_openalex_authors(url, oa, store, days)
-    en.fetch_institutions(url, oa, store, days)
+    days = DayRange.of(days)
+    with db.connect(url, autocommit=True) as conn:
+        out = {"s2": fetch_s2_papers(conn, s2, store, days), "oa": fetch_openalex_works(conn, oa, store, days)}
+        fetch_s2_authors(conn, s2, store, days)
+        fetch_openalex_authors(conn, oa, store, days)
+        fetch_institutions(conn, oa, store, days)
     return out
 
 

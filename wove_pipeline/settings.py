@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -130,3 +130,18 @@ def partitions_window() -> tuple[dt.date, dt.date | None]:
     if last is not None and last < start:
         raise ValueError(f"{PARTITIONS_END_VAR}={last} is before {PARTITIONS_START_VAR}={start}")
     return start, last
+
+
+@dataclass(frozen=True)
+class UpstreamKeys:
+    """The upstreams' API keys, None where unset. Kept out of every repr, so a key printed by
+    accident shows as ``UpstreamKeys()``; the clients hand them to the HTTP layer as secrets."""
+
+    s2: str | None = field(default=None, repr=False)  # S2_API_KEY
+    openalex: str | None = field(default=None, repr=False)  # OPENALEX_API_KEY
+
+
+def upstream_keys() -> UpstreamKeys:
+    """S2_API_KEY and OPENALEX_API_KEY, read when a run's client is made (never at import, so
+    no key reaches the definitions or their snapshots)."""
+    return UpstreamKeys(s2=os.environ.get("S2_API_KEY") or None, openalex=os.environ.get("OPENALEX_API_KEY") or None)

@@ -15,13 +15,16 @@ import pytest
 from psycopg import sql
 
 from wove_pipeline.cli.progress import Progress
-from wove_pipeline.enrichment import bulk
+from wove_pipeline.enrichment import bulk_files
+from wove_pipeline.enrichment.bulk import bulk_load
 from wove_pipeline.openalex.parser import parse_author as parse_oa_author
 from wove_pipeline.openalex.parser import parse_institution, parse_work
+from wove_pipeline.openalex.snapshot import OpenAlexSnapshot
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.snapshots import write_openalex_snapshot, write_s2_release, write_snapshots
 from wove_pipeline.semantic_scholar.client import AUTHOR_FIELDS, PAPER_FIELDS
+from wove_pipeline.semantic_scholar.datasets import S2Release, latest_s2_release, s2_author_as_graph, s2_paper_as_graph
 from wove_pipeline.semantic_scholar.parser import parse_author, parse_paper
 
 
@@ -45,7 +48,7 @@ def _spec(fields: str) -> dict:
 def test_s2_release_round_trip(world, tmp_path):
     today = _today(world)
     written = write_s2_release(world, tmp_path / "s2", today, shard_size=64)
-    release = bulk.latest_s2_release(tmp_path / "s2")
+    release = latest_s2_release(tmp_path / "s2")
     assert release.release == today.isoformat()
 
     s2 = SemanticScholarEndpoint(world)
@@ -70,7 +73,7 @@ def test_s2_release_round_trip(world, tmp_path):
     spec = _spec(PAPER_FIELDS)
     spec["authors"] = {"name"}
     for rec in papers:
-        graph = bulk.s2_paper_as_graph(rec, abstracts.get(rec["corpusid"]))
+        graph = s2_paper_as_graph(rec, abstracts.get(rec["corpusid"]))
         from_bulk = parse_paper(graph)
         from_api = parse_paper(s2.render_paper(by_arxiv[from_bulk.arxiv_id], spec, today))
         assert from_bulk == from_api
@@ -78,7 +81,7 @@ def test_s2_release_round_trip(world, tmp_path):
     authors = list(release.records("authors"))
     assert authors and {"authorid", "name", "papercount", "citationcount", "hindex", "externalids"} <= authors[0].keys()
     for rec in authors:
-        from_bulk = parse_author(bulk.s2_author_as_graph(rec))
+        from_bulk = parse_author(s2_author_as_graph(rec))
         from_api = parse_author(s2.render_author(world.s2_authors[rec["authorid"]], _spec(AUTHOR_FIELDS), today))
         assert from_bulk == from_api
     # Batches stream the same records in order.
@@ -90,9 +93,9 @@ def test_s2_coverage_lag_shows_in_an_early_release(world, tmp_path):
     write_s2_release(world, tmp_path / "s2", early)
     late = write_s2_release(world, tmp_path / "s2", _today(world))
     releases = tmp_path / "s2"
-    n_early = sum(1 for _ in bulk.S2Release(str(releases), early.isoformat()).records("papers"))
+    n_early = sum(1 for _ in S2Release(str(releases), early.isoformat()).records("papers"))
     assert n_early < late.records["papers"]
-    assert bulk.latest_s2_release(releases).release == _today(world).isoformat()
+    assert latest_s2_release(releases).release == _today(world).isoformat()
 
 
 # --------------------------------------------------------------------------- OpenAlex snapshot
@@ -101,7 +104,7 @@ def test_s2_coverage_lag_shows_in_an_early_release(world, tmp_path):
 def test_openalex_snapshot_round_trip_and_manifests(world, tmp_path):
     today = _today(world)
     written = write_openalex_snapshot(world, tmp_path / "oa", today, part_size=50)
-    snap = bulk.OpenAlexSnapshot(str(tmp_path / "oa"))
+    snap = OpenAlexSnapshot(str(tmp_path / "oa"))
     oa = OpenAlexEndpoint(world, daily_budget_usd=None)
 
     for entity in ("works", "authors", "institutions"):
@@ -141,7 +144,7 @@ def test_openalex_snapshot_round_trip_and_manifests(world, tmp_path):
 
 def test_manifest_verification_catches_a_changed_partition(world, tmp_path):
     write_openalex_snapshot(world, tmp_path / "oa", _today(world), part_size=50)
-    snap = bulk.OpenAlexSnapshot(str(tmp_path / "oa"))
+    snap = OpenAlexSnapshot(str(tmp_path / "oa"))
     entry = snap.manifest("works").entries[0]
     with gzip.open(entry.path, "rb") as f:
         lines = f.read().splitlines()
@@ -155,8 +158,8 @@ def test_readers_fail_loudly_on_a_broken_line(tmp_path):
     path = tmp_path / "part-00000.jsonl.gz"
     with gzip.open(path, "wb") as f:
         f.write(b'{"corpusid": 1}\n{"corpusid": 2\n')
-    fs, p = bulk._fs(path)
-    it = bulk.iter_jsonl_gz(fs, p)
+    fs, p = bulk_files.filesystem(path)
+    it = bulk_files.iter_jsonl_gz(fs, p)
     assert next(it) == {"corpusid": 1}
     with pytest.raises(ValueError, match=":2: not JSON"):
         next(it)
@@ -211,9 +214,14 @@ def test_bulk_load_gives_the_same_rows_as_the_api_path(pg_server, sandbox, small
     from wove_pipeline.arxiv import harvest as papers_load
     from wove_pipeline.arxiv.client import ArxivOaiClient
     from wove_pipeline.database import access as db
-    from wove_pipeline.enrichment import fetch as en
+    from wove_pipeline.enrichment.authorships import align_days
+    from wove_pipeline.enrichment.lookback import EnrichmentSettings
+    from wove_pipeline.enrichment.rebuild import rebuild_from_raw
     from wove_pipeline.openalex.client import OpenAlexClient
+    from wove_pipeline.openalex.fetch import fetch_institutions, fetch_openalex_authors, fetch_openalex_works
+    from wove_pipeline.partitions import DayRange
     from wove_pipeline.semantic_scholar.client import SemanticScholarClient
+    from wove_pipeline.semantic_scholar.fetch import fetch_s2_authors, fetch_s2_papers
     from wove_pipeline.upstream.http import RetrySettings
     from wove_pipeline.upstream.raw_store import RawStore
     sandbox.today = _today(small_world)
@@ -235,16 +243,18 @@ def test_bulk_load_gives_the_same_rows_as_the_api_path(pg_server, sandbox, small
                     papers_load.load_day(conn, day, papers_load.parse_day(harvest_store, day))
 
         # The API path, every enrichment step in graph order.
-        settings = en.EnrichmentSettings(lookback_days=60)
+        settings = EnrichmentSettings(lookback_days=60)
         api_store = RawStore(tmp_path / "api")
+        run = DayRange.of(days)
         with SemanticScholarClient(sandbox.url_for("s2"), min_interval_s=0, retry=retry) as s2, \
-                OpenAlexClient(sandbox.url_for("openalex"), min_interval_s=0, retry=retry) as oa:
-            en.fetch_s2_papers(api_url, s2, api_store, days, settings)
-            en.fetch_openalex_works(api_url, oa, api_store, days, settings)
-            en.fetch_s2_authors(api_url, s2, api_store, days, settings)
-            en.fetch_openalex_authors(api_url, oa, api_store, days, settings)
-            en.fetch_institutions(api_url, oa, api_store, days, settings)
-        en.align_days(api_url, days, settings)
+                OpenAlexClient(sandbox.url_for("openalex"), min_interval_s=0, retry=retry) as oa, \
+                db.connect(api_url, autocommit=True) as conn:
+            fetch_s2_papers(conn, s2, api_store, run, settings)
+            fetch_openalex_works(conn, oa, api_store, run, settings)
+            fetch_s2_authors(conn, s2, api_store, run, settings)
+            fetch_openalex_authors(conn, oa, api_store, run, settings)
+            fetch_institutions(conn, oa, api_store, run, settings)
+            align_days(conn, run, settings)
         calls_after_api = dict(sandbox.request_counts)
 
         # The bulk path: files written as of the same day, loaded without an API call.
@@ -252,9 +262,10 @@ def test_bulk_load_gives_the_same_rows_as_the_api_path(pg_server, sandbox, small
                                              part_size=100)
         bulk_store = RawStore(tmp_path / "bulk_raw")
         lines = io.StringIO()
-        summary = bulk.bulk_load(bulk_url, bulk_store, s2_root=str(tmp_path / "bulk" / "s2"),
-                                 openalex_root=str(tmp_path / "bulk" / "openalex"), snapshot_date=sandbox.today,
-                                 progress=Progress(lines))
+        with db.connect(bulk_url, autocommit=True) as conn:
+            summary = bulk_load(conn, bulk_store, s2_root=str(tmp_path / "bulk" / "s2"),
+                                openalex_root=str(tmp_path / "bulk" / "openalex"), snapshot_date=sandbox.today,
+                                progress=Progress(lines))
         # a line per stage as it goes, with its figures and seconds
         said = lines.getvalue()
         assert re.search(rf"\] bulk +Semantic Scholar release \S+: {summary.s2_papers:,} papers, "
@@ -275,7 +286,8 @@ def test_bulk_load_gives_the_same_rows_as_the_api_path(pg_server, sandbox, small
             assert conn.execute("SELECT DISTINCT as_of FROM wove.s2_papers").fetchall() == [(sandbox.today,)]
             attempts = conn.execute("SELECT count(*) FROM wove.enrichment_attempts").fetchone()[0]
         assert attempts > 0  # misses become look-back work for the API path
-        en.rebuild_from_raw(bulk_url, bulk_store)
+        with db.connect(bulk_url, autocommit=True) as conn:
+            rebuild_from_raw(conn, bulk_store)
         assert _tables(bulk_url) == bulk_rows
     finally:
         _drop(pg_server, api_url)
@@ -286,8 +298,8 @@ def test_readers_take_filesystem_uris(world, tmp_path):
     """Paths are pyarrow filesystem URIs (s3://, gs://, file://): the same code reads a
     release or a snapshot where it lies on object storage."""
     s2_files, oa_files = write_snapshots(world, tmp_path, _today(world), shard_size=100, part_size=100)
-    release = bulk.latest_s2_release(f"file://{tmp_path / 's2'}")
+    release = latest_s2_release(f"file://{tmp_path / 's2'}")
     assert sum(1 for _ in release.records("papers")) == s2_files.records["papers"]
-    snap = bulk.OpenAlexSnapshot(f"file://{tmp_path / 'openalex'}")
+    snap = OpenAlexSnapshot(f"file://{tmp_path / 'openalex'}")
     assert snap.verify("works").record_count == oa_files.records["works"]
     assert sum(1 for _ in snap.records("institutions")) == oa_files.records["institutions"]

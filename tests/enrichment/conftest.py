@@ -57,6 +57,11 @@ def load_days(database_url: str, server, store: RawStore, days) -> None:
         client.close()
 
 
+def connect(database_url: str) -> psycopg.Connection:
+    """An autocommit connection, as the assets hand the core (DatabaseResource.connection)."""
+    return db.connect(database_url, autocommit=True)
+
+
 def world_days(world) -> list[dt.date]:
     return sorted({p.datestamp for p in world.papers})
 

@@ -6,14 +6,17 @@ import json
 
 import psycopg
 
-from wove_pipeline.enrichment import fetch as en
+from wove_pipeline.enrichment.lookback import EnrichmentSettings
+from wove_pipeline.openalex.fetch import fetch_openalex_works
+from wove_pipeline.partitions import DayRange
 from wove_pipeline.sandbox.endpoint import Response
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.server import SandboxServer
+from wove_pipeline.semantic_scholar.fetch import fetch_s2_papers
 from wove_pipeline.upstream.raw_store import RawStore
 
-from .conftest import load_days, openalex_client, s2_client, world_days
+from .conftest import connect, load_days, openalex_client, s2_client, world_days
 
 
 class BreakOne:
@@ -48,9 +51,9 @@ def test_a_bad_record_is_quarantined_and_its_batch_still_lands(database_url, sma
         store = RawStore(tmp_path / "raw")
         days = world_days(small_world)[:3]
         load_days(database_url, server, store, days)
-        with s2_client(server) as s2c, openalex_client(server) as oac:
-            s2_summary = en.fetch_s2_papers(database_url, s2c, store, days, en.EnrichmentSettings())
-            oa_summary = en.fetch_openalex_works(database_url, oac, store, days, en.EnrichmentSettings())
+        with s2_client(server) as s2c, openalex_client(server) as oac, connect(database_url) as conn:
+            s2_summary = fetch_s2_papers(conn, s2c, store, DayRange.of(days), EnrichmentSettings())
+            oa_summary = fetch_openalex_works(conn, oac, store, DayRange.of(days), EnrichmentSettings())
     finally:
         server.stop()
     assert s2.broken and oa.broken

@@ -8,26 +8,33 @@ import datetime as dt
 import psycopg
 import pytest
 
-from wove_pipeline.enrichment import fetch as en
+from wove_pipeline.enrichment.authorships import align_days
+from wove_pipeline.enrichment.lookback import EnrichmentSettings
+from wove_pipeline.enrichment.rebuild import rebuild_from_raw
+from wove_pipeline.openalex.fetch import fetch_institutions, fetch_openalex_authors, fetch_openalex_works
+from wove_pipeline.partitions import DayRange
 from wove_pipeline.sandbox.server import FaultPlan
+from wove_pipeline.semantic_scholar.fetch import fetch_s2_authors, fetch_s2_papers
 from wove_pipeline.upstream.raw_store import RawStore
 
-from .conftest import load_days, openalex_client, s2_client, snapshot, world_days
+from .conftest import connect, load_days, openalex_client, s2_client, snapshot, world_days
 
-SETTINGS = en.EnrichmentSettings(lookback_days=30)
+SETTINGS = EnrichmentSettings(lookback_days=30)
 
 
 def enrich(database_url, server, store, days, **client_kw):
     """Every enrichment step for a run over `days`, in graph order."""
-    with s2_client(server, **client_kw) as s2, openalex_client(server, **client_kw) as oa:
+    days = DayRange.of(days)
+    with s2_client(server, **client_kw) as s2, openalex_client(server, **client_kw) as oa, \
+            connect(database_url) as conn:
         out = {
-            "s2_papers": en.fetch_s2_papers(database_url, s2, store, days, SETTINGS),
-            "openalex_works": en.fetch_openalex_works(database_url, oa, store, days, SETTINGS),
-            "s2_authors": en.fetch_s2_authors(database_url, s2, store, days, SETTINGS),
-            "openalex_authors": en.fetch_openalex_authors(database_url, oa, store, days, SETTINGS),
-            "institutions": en.fetch_institutions(database_url, oa, store, days, SETTINGS),
+            "s2_papers": fetch_s2_papers(conn, s2, store, days, SETTINGS),
+            "openalex_works": fetch_openalex_works(conn, oa, store, days, SETTINGS),
+            "s2_authors": fetch_s2_authors(conn, s2, store, days, SETTINGS),
+            "openalex_authors": fetch_openalex_authors(conn, oa, store, days, SETTINGS),
+            "institutions": fetch_institutions(conn, oa, store, days, SETTINGS),
         }
-    out["authorships"] = en.align_days(database_url, days, SETTINGS)
+        out["authorships"] = align_days(conn, days, SETTINGS)
     return out
 
 
@@ -71,7 +78,8 @@ def test_rebuild_from_raw_makes_no_api_call_and_reproduces_tables(database_url, 
     before = snapshot(database_url)
     calls = dict(late_sandbox.request_counts)
 
-    summary = en.rebuild_from_raw(database_url, store)
+    with connect(database_url) as conn:
+        summary = rebuild_from_raw(conn, store)
 
     assert late_sandbox.request_counts == calls  # not one request to any upstream
     assert summary.files > 0 and summary.counts["s2_papers"] == len(before["wove.s2_papers"])
@@ -122,10 +130,10 @@ def test_lookback_window_is_configurable(database_url, sandbox, small_world, tmp
     day = small_world.start_day
     sandbox.today = day + dt.timedelta(days=1)
     load_days(database_url, sandbox, store, [day])
-    with s2_client(sandbox) as s2:
-        en.fetch_s2_papers(database_url, s2, store, [day], SETTINGS)
+    with s2_client(sandbox) as s2, connect(database_url) as conn:
+        fetch_s2_papers(conn, s2, store, DayRange.day(day), SETTINGS)
         far = day + dt.timedelta(days=10)
-        short = en.fetch_s2_papers(database_url, s2, store, [far], en.EnrichmentSettings(lookback_days=5))
-        wide = en.fetch_s2_papers(database_url, s2, store, [far], en.EnrichmentSettings(lookback_days=30))
+        short = fetch_s2_papers(conn, s2, store, DayRange.day(far), EnrichmentSettings(lookback_days=5))
+        wide = fetch_s2_papers(conn, s2, store, DayRange.day(far), EnrichmentSettings(lookback_days=30))
     assert short.asked == 0  # day D is outside a 5-day window
     assert wide.asked > 0

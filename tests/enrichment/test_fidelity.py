@@ -8,12 +8,17 @@ import datetime as dt
 import psycopg
 import pytest
 
-from wove_pipeline.enrichment import fetch as en
+from wove_pipeline.enrichment.authorships import align_days
+from wove_pipeline.enrichment.raw import RAW_OA_WORKS, iter_raw, raw_files
+from wove_pipeline.enrichment.rebuild import rebuild_from_raw
 from wove_pipeline.matching import researchers as researchers_load
+from wove_pipeline.openalex.fetch import fetch_openalex_authors, fetch_openalex_works
 from wove_pipeline.openalex.parser import bare_orcid
+from wove_pipeline.partitions import DayRange
+from wove_pipeline.semantic_scholar.fetch import fetch_s2_papers
 from wove_pipeline.upstream.raw_store import RawStore
 
-from .conftest import load_days, openalex_client, s2_client, world_days
+from .conftest import connect, load_days, openalex_client, s2_client, world_days
 
 
 @pytest.fixture
@@ -29,7 +34,7 @@ def _merged_and_loaded(database_url, late, small_world, tmp_path):
     store = RawStore(tmp_path / "raw")
     days = world_days(small_world)
     load_days(database_url, late, store, days)
-    return endpoint, merged, store, days
+    return endpoint, merged, store, DayRange.of(days)
 
 
 def test_an_orcid_given_only_in_the_profiles_ids_reaches_the_researchers_mentions(database_url, late, small_world,
@@ -37,11 +42,12 @@ def test_an_orcid_given_only_in_the_profiles_ids_reaches_the_researchers_mention
     store = RawStore(tmp_path / "raw")
     days = world_days(small_world)[:4]
     load_days(database_url, late, store, days)
-    with openalex_client(late) as oa, s2_client(late) as s2:
-        en.fetch_s2_papers(database_url, s2, store, days)
-        en.fetch_openalex_works(database_url, oa, store, days)
-        en.fetch_openalex_authors(database_url, oa, store, days)
-    en.align_days(database_url, days)
+    days = DayRange.of(days)
+    with openalex_client(late) as oa, s2_client(late) as s2, connect(database_url) as conn:
+        fetch_s2_papers(conn, s2, store, days)
+        fetch_openalex_works(conn, oa, store, days)
+        fetch_openalex_authors(conn, oa, store, days)
+        align_days(conn, days)
     endpoint = late.endpoints["openalex"]
     with psycopg.connect(database_url) as conn:
         rows = conn.execute(
@@ -70,15 +76,15 @@ def test_a_preprint_merged_into_its_published_version_is_found_by_that_doi(datab
     carries: the arXiv DOI finds nothing. The DOI arXiv (`papers.dois`) or S2
     (`externalIds.DOI`) gives for the published version finds it, 50 (here 10) a call."""
     endpoint, merged, store, days = _merged_and_loaded(database_url, late, small_world, tmp_path)
-    with s2_client(late) as s2:
-        en.fetch_s2_papers(database_url, s2, store, days)
+    with s2_client(late) as s2, connect(database_url) as conn:
+        fetch_s2_papers(conn, s2, store, days)
     s2_only = sorted(merged)[::2]  # arXiv's metadata lacks the DOI: S2's externalIds.DOI has it
     with psycopg.connect(database_url) as conn:
         conn.execute("UPDATE wove.papers SET dois = '{}' WHERE arxiv_id = ANY(%s)", (s2_only,))
         assert conn.execute("SELECT count(*) FROM wove.s2_papers WHERE arxiv_id = ANY(%s) AND doi IS NOT NULL",
                             (s2_only,)).fetchone()[0] == len(s2_only)
-    with openalex_client(late, or_values=10) as oa:
-        summary = en.fetch_openalex_works(database_url, oa, store, days)
+    with openalex_client(late, or_values=10) as oa, connect(database_url) as conn:
+        summary = fetch_openalex_works(conn, oa, store, days)
     assert len(merged) >= 10 and s2_only
     with psycopg.connect(database_url) as conn:
         rows = {a: (w, d) for a, w, d in conn.execute(
@@ -93,7 +99,7 @@ def test_a_preprint_merged_into_its_published_version_is_found_by_that_doi(datab
     assert others > 100  # the arXiv-DOI route still finds the rest
     assert summary.extra["found_by_published_doi"] == len(merged)
     # Batched: only papers still unmatched, at most `or_values` DOIs per OR-filter.
-    requests = [r for r in en.iter_raw(store, en.raw_files(store, [en.RAW_OA_WORKS]))
+    requests = [r for r in iter_raw(store, raw_files(store, [RAW_OA_WORKS]))
                 if r.kind == "works_doi_filter"]
     assert all(len(r.request["dois"]) <= 10 for r in requests)
     asked = {a for r in requests for a in r.request["ids"]}
@@ -102,7 +108,8 @@ def test_a_preprint_merged_into_its_published_version_is_found_by_that_doi(datab
     with psycopg.connect(database_url) as conn:
         before = conn.execute("SELECT arxiv_id, work_id, doi, authorships FROM wove.openalex_works"
                               " ORDER BY arxiv_id").fetchall()
-    en.rebuild_from_raw(database_url, store)
+    with connect(database_url) as conn:
+        rebuild_from_raw(conn, store)
     with psycopg.connect(database_url) as conn:
         assert conn.execute("SELECT arxiv_id, work_id, doi, authorships FROM wove.openalex_works"
                             " ORDER BY arxiv_id").fetchall() == before
@@ -135,14 +142,13 @@ def test_a_display_name_tie_goes_to_the_form_the_upstream_profiles_print(databas
 
 
 def test_the_citation_refresh_finds_merged_works_by_their_published_doi(database_url, late, small_world, tmp_path):
-    from wove_pipeline.enrichment import refresh as cr
+    from wove_pipeline.enrichment.refresh import RefreshBudget
+    from wove_pipeline.openalex.refresh import refresh_openalex
     _endpoint, merged, store, days = _merged_and_loaded(database_url, late, small_world, tmp_path)
-    with openalex_client(late) as oa:
-        en.fetch_openalex_works(database_url, oa, store, days)
-        with psycopg.connect(database_url) as conn:
-            n = conn.execute("SELECT count(*) FROM wove.openalex_works").fetchone()[0]
-        s = cr.refresh_openalex(database_url, oa, store, cr.RefreshBudget(openalex_work_calls=n // 50 + 2,
-                                                                          openalex_author_calls=0))
+    with openalex_client(late) as oa, connect(database_url) as conn:
+        fetch_openalex_works(conn, oa, store, days)
+        n = conn.execute("SELECT count(*) FROM wove.openalex_works").fetchone()[0]
+        s = refresh_openalex(conn, oa, store, RefreshBudget(openalex_work_calls=n // 50 + 2, openalex_author_calls=0))
     assert s.papers_checked == n and s.papers_found == n  # the merged ones too
     with psycopg.connect(database_url) as conn:
         missed = conn.execute(

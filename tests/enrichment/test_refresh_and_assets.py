@@ -13,17 +13,21 @@ import pytest
 
 from wove_pipeline.arxiv.assets import arxiv_records, papers
 from wove_pipeline.enrichment import assets
-from wove_pipeline.enrichment import fetch as en
-from wove_pipeline.enrichment import refresh as cr
+from wove_pipeline.enrichment.refresh import RefreshBudget
+from wove_pipeline.openalex.fetch import fetch_openalex_authors, fetch_openalex_works
+from wove_pipeline.openalex.refresh import refresh_openalex
+from wove_pipeline.partitions import DayRange
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 from wove_pipeline.sandbox.arxiv_oai import ArxivOaiEndpoint
 from wove_pipeline.sandbox.openalex import OpenAlexEndpoint
 from wove_pipeline.sandbox.semantic_scholar import SemanticScholarEndpoint
 from wove_pipeline.sandbox.server import SandboxServer
+from wove_pipeline.semantic_scholar.fetch import fetch_s2_papers
+from wove_pipeline.semantic_scholar.refresh import refresh_s2
 from wove_pipeline.upstream.raw_store import RawStore
 
-from .conftest import load_days, openalex_client, s2_client, world_days
+from .conftest import connect, load_days, openalex_client, s2_client, world_days
 
 S2_KEY = "s2-SECRET-key-4f9a2c"
 OA_KEY = "oa-SECRET-key-7b1e0d"
@@ -35,8 +39,8 @@ def test_refresh_goes_least_recently_checked_first_within_the_daily_budget(datab
     sandbox.today = small_world.end_day + dt.timedelta(days=90)
     days = world_days(small_world)[:3]
     load_days(database_url, sandbox, store, days)
-    with s2_client(sandbox) as s2:
-        en.fetch_s2_papers(database_url, s2, store, days)
+    with s2_client(sandbox) as s2, connect(database_url) as conn:
+        fetch_s2_papers(conn, s2, store, DayRange.of(days))
     with psycopg.connect(database_url) as conn:
         n = conn.execute("SELECT count(*) FROM wove.s2_papers").fetchone()[0]
         # Make the check times distinct and known: paper i was checked i hours ago + 1 day.
@@ -48,12 +52,12 @@ def test_refresh_goes_least_recently_checked_first_within_the_daily_budget(datab
             "SELECT entity_id FROM wove.refresh_state WHERE source = 's2' AND entity_kind = 'paper'"
             " ORDER BY last_checked_at LIMIT 40")]
     assert n > 60
-    budget = cr.RefreshBudget(s2_paper_calls=2, s2_author_calls=0)
+    budget = RefreshBudget(s2_paper_calls=2, s2_author_calls=0)
     day1 = dt.date(2030, 1, 1)
-    with s2_client(sandbox, paper_batch_size=20) as s2:
-        first = cr.refresh_s2(database_url, s2, store, budget, today=day1)
-        again = cr.refresh_s2(database_url, s2, store, budget, today=day1)  # same day: budget spent
-        next_day = cr.refresh_s2(database_url, s2, store, budget, today=day1 + dt.timedelta(days=1))
+    with s2_client(sandbox, paper_batch_size=20) as s2, connect(database_url) as conn:
+        first = refresh_s2(conn, s2, store, budget, today=day1)
+        again = refresh_s2(conn, s2, store, budget, today=day1)  # same day: budget spent
+        next_day = refresh_s2(conn, s2, store, budget, today=day1 + dt.timedelta(days=1))
     assert first.calls == 2 and first.papers_checked == 40 and first.papers_found == 40
     assert again.calls == 0 and again.papers_checked == 0
     assert next_day.calls == 2
@@ -76,11 +80,10 @@ def test_openalex_refresh_counts_against_the_daily_budget(database_url, sandbox,
     sandbox.today = small_world.end_day + dt.timedelta(days=90)
     days = world_days(small_world)[:2]
     load_days(database_url, sandbox, store, days)
-    with openalex_client(sandbox) as oa:
-        en.fetch_openalex_works(database_url, oa, store, days)
-        en.fetch_openalex_authors(database_url, oa, store, days)
-        s = cr.refresh_openalex(database_url, oa, store,
-                                cr.RefreshBudget(openalex_work_calls=1, openalex_author_calls=1))
+    with openalex_client(sandbox) as oa, connect(database_url) as conn:
+        fetch_openalex_works(conn, oa, store, DayRange.of(days))
+        fetch_openalex_authors(conn, oa, store, DayRange.of(days))
+        s = refresh_openalex(conn, oa, store, RefreshBudget(openalex_work_calls=1, openalex_author_calls=1))
     assert s.papers_checked == 50 and s.authors_checked == 50
     assert s.budget["spent_today_usd"] > 0
     with psycopg.connect(database_url) as conn:

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from wove_pipeline.arxiv.assets import arxiv_records, papers
+from wove_pipeline.assets.upstream_fetch import FIELDS_CHECK
 from wove_pipeline.enrichment import assets
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
@@ -49,7 +50,7 @@ def _works_without(database_url: str, column: str) -> list[tuple]:
 
 def _checks(result) -> dict[str, dg.AssetCheckEvaluation]:
     return {e.asset_key.to_user_string(): e for e in result.get_asset_check_evaluations()
-            if e.check_name == assets.FIELDS_CHECK}
+            if e.check_name == FIELDS_CHECK}
 
 
 def test_a_refused_select_field_costs_the_day_only_that_field(late, small_world, clone_database, tmp_path):

@@ -15,11 +15,16 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from wove_pipeline.enrichment import fetch as en
+from wove_pipeline.database import access as db
+from wove_pipeline.enrichment.authorships import align_days
+from wove_pipeline.enrichment.lookback import EnrichmentSettings
 from wove_pipeline.openalex.client import OpenAlexClient
+from wove_pipeline.openalex.fetch import fetch_institutions, fetch_openalex_authors, fetch_openalex_works
+from wove_pipeline.partitions import DayRange
 from wove_pipeline.sandbox.mutations import MutatingEndpoint
 from wove_pipeline.sandbox.server import FAULT_KINDS, FaultPlan, SandboxServer, default_endpoints
 from wove_pipeline.semantic_scholar.client import SemanticScholarClient
+from wove_pipeline.semantic_scholar.fetch import fetch_s2_authors, fetch_s2_papers
 from wove_pipeline.upstream.http import RetrySettings, UpstreamError
 from wove_pipeline.upstream.raw_store import RawStore
 
@@ -33,7 +38,7 @@ from .conftest import (
     world_days,
 )
 
-SETTINGS = en.EnrichmentSettings(lookback_days=30)
+SETTINGS = EnrichmentSettings(lookback_days=30)
 CLIENT_TIMEOUT_S = 0.2  # the sandbox "timeout" stalls 0.4 s: every timeout fault is a real client timeout
 STALL_S = 0.4
 
@@ -56,13 +61,14 @@ def enrich(database_url: str, server: SandboxServer, store: RawStore, days, retr
     """Every enrichment step of a run over `days`, in graph order."""
     with SemanticScholarClient(server.url_for("s2"), min_interval_s=0, retry=retry, timeout_s=CLIENT_TIMEOUT_S) as s2, \
             OpenAlexClient(server.url_for("openalex"), min_interval_s=0, retry=retry, budget=None,
-                           timeout_s=CLIENT_TIMEOUT_S) as oa:
-        en.fetch_s2_papers(database_url, s2, store, days, SETTINGS)
-        en.fetch_openalex_works(database_url, oa, store, days, SETTINGS)
-        en.fetch_s2_authors(database_url, s2, store, days, SETTINGS)
-        en.fetch_openalex_authors(database_url, oa, store, days, SETTINGS)
-        en.fetch_institutions(database_url, oa, store, days, SETTINGS)
-    en.align_days(database_url, days, SETTINGS)
+                           timeout_s=CLIENT_TIMEOUT_S) as oa, db.connect(database_url, autocommit=True) as conn:
+        days = DayRange.of(days)
+        fetch_s2_papers(conn, s2, store, days, SETTINGS)
+        fetch_openalex_works(conn, oa, store, days, SETTINGS)
+        fetch_s2_authors(conn, s2, store, days, SETTINGS)
+        fetch_openalex_authors(conn, oa, store, days, SETTINGS)
+        fetch_institutions(conn, oa, store, days, SETTINGS)
+        align_days(conn, days, SETTINGS)
 
 
 @pytest.fixture(scope="module")

@@ -126,21 +126,25 @@ def test_api_keys_reach_no_log_metadata_raw_file_table_or_exception(database_url
         # (Called below Dagster: the assets' RetryPolicy would wait minutes between attempts.)
         import traceback
 
-        from wove_pipeline.enrichment import fetch as en
+        from wove_pipeline.database import access as db
+        from wove_pipeline.openalex.fetch import fetch_openalex_works
+        from wove_pipeline.partitions import DayRange
+        from wove_pipeline.semantic_scholar.fetch import fetch_s2_papers
         from wove_pipeline.upstream.http import UpstreamError
         server.set_faults("s2", FaultPlan(rate_500=1.0))
         server.set_faults("openalex", FaultPlan(rate_500=1.0))
-        for resource, fetch in ((resources["s2"], en.fetch_s2_papers), (resources["openalex"], en.fetch_openalex_works)):
-            with resource.client() as client, pytest.raises(UpstreamError) as failure:
-                fetch(database_url, client, RawStore(raw), [days[1]])
+        for resource, fetch in ((resources["s2"], fetch_s2_papers), (resources["openalex"], fetch_openalex_works)):
+            with resource.client() as client, db.connect(database_url, autocommit=True) as conn, \
+                    pytest.raises(UpstreamError) as failure:
+                fetch(conn, client, RawStore(raw), DayRange.day(days[1]))
             texts.extend([str(failure.value), repr(failure.value), "".join(traceback.format_exception(failure.value))])
         # a wrong key: the 401/403 answer's error names the request URL
         server.set_faults("s2", None)
         server.set_faults("openalex", None)
         monkeypatch.setenv("OPENALEX_API_KEY", OA_KEY[::-1])  # the reversed key is secret material too
-        with resources["openalex"].client() as client:
+        with resources["openalex"].client() as client, db.connect(database_url, autocommit=True) as conn:
             try:
-                en.fetch_openalex_works(database_url, client, RawStore(raw), [days[1]])
+                fetch_openalex_works(conn, client, RawStore(raw), DayRange.day(days[1]))
             except Exception as exc:  # noqa: BLE001 - whatever it is, its text must not leak
                 texts.extend([str(exc), repr(exc), "".join(traceback.format_exception(exc))])
         for run in (ok,):

@@ -50,7 +50,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import orjson
@@ -67,6 +67,7 @@ from wove_pipeline.openalex.parser import (
     parse_work,
     parse_works_page,
 )
+from wove_pipeline.upstream.batching import chunks
 from wove_pipeline.upstream.http import (
     DroppedFields,
     HttpClient,
@@ -89,7 +90,6 @@ REQUIRED_FIELDS = {"works": ("id", "doi"), "authors": ("id",), "institutions": (
 LIST_AUTHORSHIPS_MAX = 100  # a list result holds at most this many authorships
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 _NOT_VALID_SELECT = re.compile(r"([\w.]+) is not a valid select field", re.IGNORECASE)
 
 
@@ -231,11 +231,6 @@ class Fetched:
 
 def arxiv_doi(arxiv_id: str) -> str:
     return ARXIV_DOI_PREFIX + arxiv_id.lower()
-
-
-def chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
-    for i in range(0, len(items), size):
-        yield list(items[i: i + size])
 
 
 def describe(path: str, params: dict[str, Any], ids: Sequence[str], **extra: object) -> str:

@@ -20,6 +20,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from wove_pipeline.arxiv.tex import try_normalize_arxiv_id
+from wove_pipeline.upstream.json_types import JsonTypes
 from wove_pipeline.upstream.lenient import BadRecord, parse_each
 
 __all__ = [
@@ -145,66 +146,9 @@ def _arxiv_from_doi(doi: str | None) -> str | None:
 # typed getters: missing/null → None/empty, wrong JSON type → OpenAlexParseError
 
 
-def _dict(x: Any, what: str) -> dict:
-    if not isinstance(x, dict):
-        raise OpenAlexParseError(f"{what}: expected an object, got {type(x).__name__}")
-    return x
-
-
-def _opt_dict(d: dict, key: str, what: str) -> dict | None:
-    v = d.get(key)
-    return None if v is None else _dict(v, f"{what}.{key}")
-
-
-def _list(d: dict, key: str, what: str) -> list:
-    v = d.get(key)
-    if v is None:
-        return []
-    if not isinstance(v, list):
-        raise OpenAlexParseError(f"{what}.{key}: expected an array, got {type(v).__name__}")
-    return v
-
-
-def _opt_str(d: dict, key: str, what: str) -> str | None:
-    v = d.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, str):
-        raise OpenAlexParseError(f"{what}.{key}: expected a string, got {type(v).__name__}")
-    return v
-
-
-def _opt_num(d: dict, key: str, what: str) -> float | None:
-    v = d.get(key)
-    if v is None:
-        return None
-    if isinstance(v, str):  # the 2023 shape sends some scores as strings ("0.4473064")
-        try:
-            return float(v)
-        except ValueError:
-            raise OpenAlexParseError(f"{what}.{key}: not a number: {v!r}") from None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise OpenAlexParseError(f"{what}.{key}: expected a number, got {type(v).__name__}")
-    return float(v)
-
-
-def _opt_int(d: dict, key: str, what: str) -> int | None:
-    raw = d.get(key)
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return raw  # exact, even beyond float precision
-    v = _opt_num(d, key, what)
-    if v is None:
-        return None
-    if not v.is_integer():
-        raise OpenAlexParseError(f"{what}.{key}: expected an integer, got {d.get(key)!r}")
-    return int(v)
-
-
-def _strs(items: list, what: str) -> tuple[str, ...]:
-    for x in items:
-        if not isinstance(x, str):
-            raise OpenAlexParseError(f"{what}: expected strings, got {type(x).__name__}")
-    return tuple(items)
+_json = JsonTypes(OpenAlexParseError, numeric_strings=True)  # the 2023 shape sends some scores as strings
+_dict, _opt_dict, _list, _opt_str, _opt_num, _opt_int, _strs = (
+    _json.object, _json.opt_object, _json.opt_array, _json.opt_str, _json.opt_num, _json.opt_int, _json.strs)
 
 
 def _entity_id(d: dict, what: str) -> str:

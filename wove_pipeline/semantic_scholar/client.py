@@ -29,6 +29,7 @@ import httpx
 import orjson
 
 from wove_pipeline.semantic_scholar.parser import S2ParseError, parse_author_batch, parse_paper_batch
+from wove_pipeline.upstream.batching import chunks
 from wove_pipeline.upstream.http import (
     DroppedFields,
     HttpClient,
@@ -76,11 +77,6 @@ def batch_request(kind: str, path: str, fields: str, ids: Sequence[str], **extra
     """The raw layer's record of what was asked (the key never appears here)."""
     return json.dumps({"method": "POST", "path": path, "fields": fields, "ids": list(ids), **extra},
                       separators=(",", ":"))
-
-
-def chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
-    for i in range(0, len(items), size):
-        yield list(items[i: i + size])
 
 
 class SemanticScholarClient(UpstreamClient):

@@ -18,6 +18,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from wove_pipeline.arxiv.tex import try_normalize_arxiv_id
+from wove_pipeline.upstream.json_types import JsonTypes
 from wove_pipeline.upstream.lenient import BadRecord, parse_each
 
 __all__ = [
@@ -91,53 +92,9 @@ class S2AuthorRecord:
 # typed getters: missing/null → None, wrong JSON type → S2ParseError
 
 
-def _dict(x: Any, what: str) -> dict:
-    if not isinstance(x, dict):
-        raise S2ParseError(f"{what}: expected an object, got {type(x).__name__}")
-    return x
-
-
-def _list(x: Any, what: str) -> list:
-    if not isinstance(x, list):
-        raise S2ParseError(f"{what}: expected an array, got {type(x).__name__}")
-    return x
-
-
-def _opt_str(d: dict, key: str, what: str) -> str | None:
-    v = d.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, str):
-        raise S2ParseError(f"{what}.{key}: expected a string, got {type(v).__name__}")
-    return v
-
-
-def _opt_int(d: dict, key: str, what: str) -> int | None:
-    v = d.get(key)
-    if v is None:
-        return None
-    # bool is an int subclass in Python but never a count in JSON.
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise S2ParseError(f"{what}.{key}: expected a number, got {type(v).__name__}")
-    if isinstance(v, float):
-        if not v.is_integer():
-            raise S2ParseError(f"{what}.{key}: expected an integer, got {v!r}")
-        v = int(v)
-    return v
-
-
-def _opt_list(d: dict, key: str, what: str) -> list:
-    v = d.get(key)
-    if v is None:
-        return []
-    return _list(v, f"{what}.{key}")
-
-
-def _str_items(items: list, what: str) -> tuple[str, ...]:
-    for x in items:
-        if not isinstance(x, str):
-            raise S2ParseError(f"{what}: expected strings, got {type(x).__name__}")
-    return tuple(items)
+_json = JsonTypes(S2ParseError)
+_dict, _list, _opt_str, _opt_int, _opt_list, _str_items = (
+    _json.object, _json.array, _json.opt_str, _json.opt_int, _json.opt_array, _json.strs)
 
 
 def _id(d: dict, key: str, what: str) -> str:
