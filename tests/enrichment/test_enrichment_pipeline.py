@@ -86,6 +86,27 @@ def test_rebuild_from_raw_makes_no_api_call_and_reproduces_tables(database_url, 
     assert snapshot(database_url) == before
 
 
+def test_wove_rebuild_rederives_the_tables_from_the_raw_layer(database_url, late_sandbox, small_world, tmp_path,
+                                                              monkeypatch, capsys):
+    from wove_pipeline.cli import main as wove_main
+    store = RawStore(tmp_path / "raw")
+    days = world_days(small_world)[:2]
+    load_days(database_url, late_sandbox, store, days)
+    enrich(database_url, late_sandbox, store, days)
+    before = snapshot(database_url)
+    with connect(database_url) as conn:
+        conn.execute("DELETE FROM wove.authorships")  # what the rebuild must put back
+        conn.execute("UPDATE wove.s2_papers SET title = 'oops'")
+    calls = dict(late_sandbox.request_counts)
+    monkeypatch.setenv("WOVE_DATABASE_URL", database_url)
+    monkeypatch.setenv("WOVE_DATA_DIR", str(tmp_path / "raw"))
+    assert wove_main(["rebuild"]) == 0
+    out = capsys.readouterr()
+    assert '"files"' in out.out and "enrichment tables from the raw layer" in out.err
+    assert late_sandbox.request_counts == calls
+    assert snapshot(database_url) == before
+
+
 def test_paper_unknown_at_harvest_is_enriched_by_a_later_run(database_url, sandbox, small_world, tmp_path):
     store = RawStore(tmp_path / "raw")
     day = small_world.start_day

@@ -1,5 +1,9 @@
-"""`wove bulk --s2 DIR --openalex DIR`: the bulk backfill from Semantic Scholar Datasets /
-OpenAlex snapshot files (wove_pipeline.enrichment.bulk; docs/scale-out.md).
+"""Loading the enrichment tables without an API call (docs/scale-out.md):
+
+- `wove bulk --s2 DIR --openalex DIR`: the bulk backfill from Semantic Scholar Datasets /
+  OpenAlex snapshot files (wove_pipeline.enrichment.bulk);
+- `wove rebuild`: every enrichment table re-derived from the raw layer alone
+  (wove_pipeline.enrichment.rebuild).
 
 The serving database is WOVE_DATABASE_URL, or the embedded default (started for the
 command); the raw layer is WOVE_DATA_DIR's (wove_pipeline.settings). A line per stage on
@@ -29,6 +33,23 @@ def _cmd_bulk(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rebuild(args: argparse.Namespace) -> int:
+    from wove_pipeline.cli.progress import Progress
+    from wove_pipeline.cli.runtime import serving_database_url
+    from wove_pipeline.database import access as db
+    from wove_pipeline.enrichment.rebuild import rebuild_from_raw
+    from wove_pipeline.settings import raw_data_dir
+    from wove_pipeline.upstream.raw_store import RawStore
+
+    progress = Progress()
+    with serving_database_url() as url, db.connect(url, autocommit=True) as conn, \
+            progress.stage("rebuild", "enrichment tables from the raw layer") as done:
+        summary = rebuild_from_raw(conn, RawStore(raw_data_dir()))
+        done["text"] = f"{summary.files:,} raw files, {summary.responses:,} responses"
+    print(json.dumps(summary.__dict__, indent=2))
+    return 0
+
+
 def add_bulk_commands(subparsers) -> None:
     bulk = subparsers.add_parser(
         "bulk", help="bulk backfill from Semantic Scholar Datasets / OpenAlex snapshot files (--s2, --openalex)",
@@ -45,3 +66,9 @@ def add_bulk_commands(subparsers) -> None:
         return _cmd_bulk(args)
 
     bulk.set_defaults(func=run)
+
+    rebuild = subparsers.add_parser(
+        "rebuild", help="re-derive every enrichment table from the raw layer alone (no API call)",
+        description="Truncate the enrichment tables, derive them again from every raw Semantic Scholar and "
+                    "OpenAlex response (oldest first, newest wins) and re-align every paper, in one transaction.")
+    rebuild.set_defaults(func=_cmd_rebuild)
