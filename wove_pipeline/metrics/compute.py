@@ -48,6 +48,7 @@ import psycopg
 
 from wove_pipeline.database import access as db
 from wove_pipeline.matching.mentions import MAX_COAUTHOR_AUTHORS
+from wove_pipeline.metrics import statements
 
 LOCK_KEY = "wove-metrics"
 # The aggregates sort a few hundred thousand rows a day (millions in a full run): with the
@@ -94,307 +95,7 @@ class _Phases:
 
 
 # ---------------------------------------------------------------------------------------
-# fingerprints (what the metrics read about a paper / researcher / author record)
-
-# Each candidate's state: its links, aligned authorships, institutions and author count,
-# each table aggregated once over all candidates (per-paper subqueries cost several index
-# probes a paper; this is half the time on a day's candidates, the same rows).
-_PAPER_STATE_SQL = """
-WITH m AS (                -- each paper's links
-    SELECT m.arxiv_id, count(*)::int AS n_matched,
-           array_agg(DISTINCT m.researcher_id ORDER BY m.researcher_id) AS researcher_ids,
-           string_agg(m.position::text || ':' || m.researcher_id::text, ',' ORDER BY m.position) AS links
-    FROM _metrics_candidates c JOIN wove.researcher_mentions m ON m.arxiv_id = c.arxiv_id
-    GROUP BY m.arxiv_id
-),
-a AS (                     -- each paper's aligned authorships
-    SELECT a.arxiv_id,
-           string_agg(a.position::text || ':' || coalesce(a.s2_author_id, '') || ':'
-                      || coalesce(a.openalex_author_id, '') || ':' || array_to_string(a.institution_ids, ';'),
-                      ',' ORDER BY a.position) AS aligned
-    FROM _metrics_candidates c JOIN wove.authorships a ON a.arxiv_id = c.arxiv_id
-    GROUP BY a.arxiv_id
-),
-i AS (                     -- its institutions, and who was at each
-    SELECT a.arxiv_id, array_agg(DISTINCT x.i ORDER BY x.i) AS institution_ids,
-           array_agg(DISTINCT x.i || ' ' || m.researcher_id::text ORDER BY x.i || ' ' || m.researcher_id::text)
-               FILTER (WHERE m.researcher_id IS NOT NULL) AS institution_researchers
-    FROM _metrics_candidates c JOIN wove.authorships a ON a.arxiv_id = c.arxiv_id
-    CROSS JOIN LATERAL unnest(a.institution_ids) AS x(i)
-    LEFT JOIN wove.researcher_mentions m ON m.arxiv_id = a.arxiv_id AND m.position = a.position
-    GROUP BY a.arxiv_id
-),
-na AS (
-    SELECT pa.arxiv_id, count(*)::int AS n_authors
-    FROM _metrics_candidates c JOIN wove.paper_authors pa ON pa.arxiv_id = c.arxiv_id
-    GROUP BY pa.arxiv_id
-)
-SELECT c.arxiv_id,
-       p.oai_datestamp,
-       CASE WHEN p.arxiv_id IS NULL THEN 'gone'
-            ELSE md5(concat_ws('|', st.structure, pc.cited_by_count::text, pc.source, pc.as_of::text)) END
-           AS fingerprint,
-       st.structure,
-       coalesce(na.n_authors, 0) AS n_authors,
-       coalesce(m.n_matched, 0) AS n_matched,
-       coalesce(m.researcher_ids, '{}') AS researcher_ids,
-       coalesce(i.institution_ids, '{}') AS institution_ids,
-       coalesce(i.institution_researchers, '{}') AS institution_researchers,
-       pc.cited_by_count, pc.as_of AS cited_as_of, p.primary_category, p.published
-FROM _metrics_candidates c
-LEFT JOIN wove.papers p ON p.arxiv_id = c.arxiv_id
-LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = c.arxiv_id
-LEFT JOIN m ON m.arxiv_id = c.arxiv_id
-LEFT JOIN a ON a.arxiv_id = c.arxiv_id
-LEFT JOIN i ON i.arxiv_id = c.arxiv_id
-LEFT JOIN na ON na.arxiv_id = c.arxiv_id
-CROSS JOIN LATERAL (       -- everything but the citation count: who, where, what, when
-    SELECT md5(concat_ws('|', p.primary_category, p.published::text, coalesce(na.n_authors, 0)::text,
-                         m.links, a.aligned)) AS structure
-) st
-"""
-
-_RESEARCHER_FP = """md5(concat_ws('|', r.display_name, r.normalized_name, r.orcid,
-                   array_to_string(r.s2_author_ids, ','), array_to_string(r.openalex_author_ids, ',')))"""
-
-_AUTHOR_FP = {
-    "s2": ("wove.s2_authors", "md5(concat_ws('|', t.paper_count, t.citation_count, t.h_index, t.as_of))"),
-    "openalex": ("wove.openalex_authors", "md5(concat_ws('|', t.works_count, t.cited_by_count, t.h_index, t.as_of))"),
-}
-
-
-# ---------------------------------------------------------------------------------------
-# recompute for a set of researchers (temp table _metrics_r)
-
-_RESEARCHER_METRICS_SQL = """
-INSERT INTO wove.researcher_metrics (
-    researcher_id, papers_here, ext_source, ext_author_id, ext_h_index, ext_citations, ext_works, ext_as_of,
-    ext_records, archive_h_index, archive_citations, archive_works, archive_cited_papers, archive_as_of,
-    position_first, position_middle, position_last, position_papers_considered, position_papers_total,
-    categories, institutions, first_published, last_published, computed_at)
-WITH m AS (                -- one row per (researcher, paper): the earliest position
-    SELECT DISTINCT ON (researcher_id, arxiv_id) researcher_id, arxiv_id, position, institution_ids
-    FROM _metrics_rm ORDER BY researcher_id, arxiv_id, position
-),
-mp AS (                    -- paper facts from the (current) paper state: no joins to papers/citations
-    SELECT m.researcher_id, m.arxiv_id, m.position, m.institution_ids, ps.primary_category, ps.published,
-           ps.cited_by_count, ps.cited_as_of, ps.n_authors, ps.n_matched,
-           row_number() OVER (PARTITION BY m.researcher_id
-                              ORDER BY coalesce(ps.cited_by_count, 0) DESC, m.arxiv_id) AS cite_rank
-    FROM m
-    JOIN wove.metrics_paper_state ps ON ps.arxiv_id = m.arxiv_id   -- current: stored before this runs
-),
-base AS (
-    SELECT researcher_id,
-           count(*)::int AS papers_here,
-           count(*) FILTER (WHERE coalesce(cited_by_count, 0) >= cite_rank)::int AS archive_h_index,
-           coalesce(sum(cited_by_count), 0)::int AS archive_citations,
-           count(cited_by_count)::int AS archive_cited_papers,
-           max(cited_as_of) AS archive_as_of,
-           count(*) FILTER (WHERE full_match AND position = 0)::int AS position_first,
-           count(*) FILTER (WHERE full_match AND position > 0 AND position < n_authors - 1)::int AS position_middle,
-           count(*) FILTER (WHERE full_match AND position > 0 AND position = n_authors - 1)::int AS position_last,
-           count(*) FILTER (WHERE full_match)::int AS position_papers_considered,
-           min(published) AS first_published,
-           max(published) AS last_published
-    FROM (SELECT *, (n_authors > 0 AND n_matched >= n_authors) AS full_match FROM mp) q
-    GROUP BY researcher_id
-),
-cats AS (
-    SELECT researcher_id,
-           jsonb_agg(jsonb_build_object('category', primary_category, 'papers', n)
-                     ORDER BY n DESC, primary_category) AS categories
-    FROM (SELECT researcher_id, primary_category, count(*)::int AS n FROM mp GROUP BY 1, 2) c
-    GROUP BY researcher_id
-),
-inst AS (
-    SELECT researcher_id,
-           jsonb_agg(jsonb_build_object('institution_id', institution_id, 'first_year', first_year,
-                                        'last_year', last_year, 'papers', papers, 'years', years)
-                     ORDER BY first_year, last_year, institution_id) AS institutions
-    FROM (
-        SELECT mp.researcher_id, i AS institution_id,
-               min(extract(year FROM mp.published)::int) AS first_year,
-               max(extract(year FROM mp.published)::int) AS last_year,
-               count(DISTINCT mp.arxiv_id)::int AS papers,
-               array_agg(DISTINCT extract(year FROM mp.published)::int ORDER BY extract(year FROM mp.published)::int) AS years
-        FROM mp CROSS JOIN LATERAL unnest(mp.institution_ids) AS i
-        GROUP BY 1, 2
-    ) t
-    GROUP BY researcher_id
-),
-ext AS (                   -- with the record's statistics (only records we hold)
-    -- One plain join per source, not a LATERAL (s2 UNION ALL openalex) per row: the planner
-    -- put a Memoize on that lateral which was reset on every row (0 hits), each reset
-    -- clearing a cache sized by the estimated rows, so a full run grew quadratically
-    -- (108 of 141 s at 100k papers). Plain joins get index probes for a day's few
-    -- researchers and hash joins for a full run.
-    SELECT e.researcher_id, e.source, e.author_id, e.mentions,
-           s.h_index, s.citation_count AS citations, s.paper_count AS works, s.as_of
-    FROM _metrics_ext e JOIN wove.s2_authors s ON s.author_id = e.author_id
-    WHERE e.source = 's2'
-    UNION ALL
-    SELECT e.researcher_id, e.source, e.author_id, e.mentions, o.h_index, o.cited_by_count, o.works_count, o.as_of
-    FROM _metrics_ext e JOIN wove.openalex_authors o ON o.author_id = e.author_id
-    WHERE e.source = 'openalex'
-),
-ext_ranked AS (
-    SELECT ext.*, row_number() OVER (
-               PARTITION BY researcher_id
-               ORDER BY (h_index IS NULL), (source <> 's2'), mentions DESC, works DESC NULLS LAST, author_id
-           ) AS rk
-    FROM ext
-),
-ext_all AS (
-    SELECT researcher_id,
-           jsonb_agg(jsonb_build_object('source', source, 'author_id', author_id, 'mentions', mentions,
-                                        'h_index', h_index, 'citations', citations, 'works', works,
-                                        'as_of', as_of, 'chosen', rk = 1)
-                     ORDER BY rk) AS ext_records
-    FROM ext_ranked GROUP BY researcher_id
-)
-SELECT b.researcher_id, b.papers_here,
-       e.source, e.author_id, e.h_index, e.citations, e.works, e.as_of,
-       coalesce(x.ext_records, '[]'::jsonb),
-       b.archive_h_index, b.archive_citations, b.papers_here, b.archive_cited_papers, b.archive_as_of,
-       b.position_first, b.position_middle, b.position_last, b.position_papers_considered, b.papers_here,
-       coalesce(c.categories, '[]'::jsonb), coalesce(i.institutions, '[]'::jsonb),
-       b.first_published, b.last_published, now()
-FROM base b
-LEFT JOIN ext_ranked e ON e.researcher_id = b.researcher_id AND e.rk = 1
-LEFT JOIN ext_all x ON x.researcher_id = b.researcher_id
-LEFT JOIN cats c ON c.researcher_id = b.researcher_id
-LEFT JOIN inst i ON i.researcher_id = b.researcher_id
-"""
-
-# ---------------------------------------------------------------------------------------
-# kept by difference: co-author edges and institution metrics. _metrics_delta holds the
-# state rows of the changed papers as they were (sign -1) and as they are (sign +1).
-
-_STATE_COLUMNS = ("arxiv_id", "oai_datestamp", "fingerprint", "structure", "n_authors", "n_matched", "cited_by_count",
-                  "cited_as_of", "primary_category", "published", "researcher_ids", "institution_ids",
-                  "institution_researchers")
-
-_STORE_STATES_SQL = f"""
-INSERT INTO wove.metrics_paper_state ({", ".join(_STATE_COLUMNS)})
-SELECT {", ".join(_STATE_COLUMNS)} FROM _metrics_states n
-WHERE n.fingerprint <> 'gone' AND (%(all)s OR n.arxiv_id = ANY(%(ids)s))
-ON CONFLICT (arxiv_id) DO UPDATE SET {", ".join(f"{c} = excluded.{c}" for c in _STATE_COLUMNS[1:])}
-"""
-
-# The candidates whose fingerprint moved (a paper new to the state rows and gone already is
-# no change), with who is on them now and was then; cited_only: only the citation count moved.
-_CHANGED_STATES_SQL = """
-SELECT n.arxiv_id, n.researcher_ids, o.researcher_ids AS old_researcher_ids,
-       o.arxiv_id IS NOT NULL AND o.structure IS NOT DISTINCT FROM n.structure AS cited_only
-FROM _metrics_states n LEFT JOIN wove.metrics_paper_state o ON o.arxiv_id = n.arxiv_id
-WHERE o.fingerprint IS DISTINCT FROM n.fingerprint AND NOT (o.arxiv_id IS NULL AND n.fingerprint = 'gone')
-ORDER BY n.arxiv_id
-"""
-
-_DELTA_COLUMNS = "arxiv_id, n_authors, researcher_ids, institution_ids, institution_researchers, cited_by_count, published"
-
-# Read once for the affected researchers (_metrics_r): every mention with its authorship
-# (_metrics_rm), and every upstream author id linked to them with its mention count
-# (_metrics_ext; ids on the researcher row count 0 mentions).
-_RESEARCHER_INPUTS_SQL = [
-    """CREATE TEMP TABLE _metrics_rm ON COMMIT DROP AS
-       SELECT rm.researcher_id, rm.arxiv_id, rm.position, a.s2_author_id,
-              coalesce(rd.new_author_id, a.openalex_author_id) AS openalex_author_id, a.institution_ids
-       FROM _metrics_r r
-       JOIN wove.researcher_mentions rm ON rm.researcher_id = r.researcher_id
-       LEFT JOIN wove.authorships a ON a.arxiv_id = rm.arxiv_id AND a.position = rm.position
-       LEFT JOIN wove.openalex_author_redirects rd ON rd.old_author_id = a.openalex_author_id""",
-    """CREATE TEMP TABLE _metrics_ext ON COMMIT DROP AS
-       SELECT researcher_id, source, author_id, sum(n)::int AS mentions
-       FROM (
-           SELECT researcher_id, 's2' AS source, s2_author_id AS author_id, 1 AS n
-           FROM _metrics_rm WHERE s2_author_id IS NOT NULL
-           UNION ALL
-           SELECT researcher_id, 'openalex', openalex_author_id, 1
-           FROM _metrics_rm WHERE openalex_author_id IS NOT NULL
-           UNION ALL
-           SELECT rr.researcher_id, x.source, coalesce(rd.new_author_id, x.author_id), 0
-           FROM _metrics_r r JOIN wove.researchers rr ON rr.researcher_id = r.researcher_id
-           CROSS JOIN LATERAL (SELECT 's2', unnest(rr.s2_author_ids)
-                               UNION ALL SELECT 'openalex', unnest(rr.openalex_author_ids)) AS x(source, author_id)
-           LEFT JOIN wove.openalex_author_redirects rd ON x.source = 'openalex' AND rd.old_author_id = x.author_id
-       ) u
-       GROUP BY 1, 2, 3""",
-    "ANALYZE _metrics_rm",
-    "ANALYZE _metrics_ext",
-]
-
-_COAUTHOR_DELTA_SQL = [
-    # ordered pairs of distinct researchers on a paper of at most max_authors authors
-    """CREATE TEMP TABLE _metrics_pairs ON COMMIT DROP AS
-       SELECT a.r AS researcher_id, b.r AS coauthor_id, sum(d.sign)::int AS delta
-       FROM _metrics_delta d
-       CROSS JOIN LATERAL unnest(d.researcher_ids) AS a(r)
-       CROSS JOIN LATERAL unnest(d.researcher_ids) AS b(r)
-       WHERE d.n_authors <= %(max_authors)s AND a.r <> b.r
-       GROUP BY 1, 2 HAVING sum(d.sign) <> 0""",
-    """INSERT INTO wove.researcher_coauthors AS c (researcher_id, coauthor_id, papers)
-       SELECT researcher_id, coauthor_id, delta FROM _metrics_pairs
-       ORDER BY researcher_id, coauthor_id  -- index order: a full run inserts millions of pairs
-       ON CONFLICT (researcher_id, coauthor_id) DO UPDATE SET papers = c.papers + excluded.papers""",
-    # only a pair that lost papers can have reached zero
-    """DELETE FROM wove.researcher_coauthors c USING _metrics_pairs p
-       WHERE p.delta < 0 AND c.researcher_id = p.researcher_id AND c.coauthor_id = p.coauthor_id AND c.papers = 0""",
-]
-
-_INSTITUTION_DELTA_SQL = [
-    # (institution, researcher) pairs: papers with that researcher at that institution
-    """CREATE TEMP TABLE _metrics_ir ON COMMIT DROP AS
-       SELECT split_part(pair, ' ', 1) AS institution_id, split_part(pair, ' ', 2)::bigint AS researcher_id,
-              sum(d.sign)::int AS delta
-       FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_researchers) AS pair
-       GROUP BY 1, 2 HAVING sum(d.sign) <> 0""",
-    """INSERT INTO wove.metrics_institution_researchers AS t (institution_id, researcher_id, papers)
-       SELECT institution_id, researcher_id, delta FROM _metrics_ir ORDER BY institution_id, researcher_id
-       ON CONFLICT (institution_id, researcher_id) DO UPDATE SET papers = t.papers + excluded.papers""",
-    """DELETE FROM wove.metrics_institution_researchers t USING _metrics_ir d
-       WHERE d.delta < 0 AND t.institution_id = d.institution_id AND t.researcher_id = d.researcher_id
-         AND t.papers = 0""",
-    # papers and citations by difference; the first/last day from what was added
-    """CREATE TEMP TABLE _metrics_ip ON COMMIT DROP AS
-       SELECT i AS institution_id, sum(d.sign)::int AS papers,
-              sum(d.sign * coalesce(d.cited_by_count, 0))::bigint AS citations,
-              min(d.published) FILTER (WHERE d.sign > 0) AS added_first,
-              max(d.published) FILTER (WHERE d.sign > 0) AS added_last
-       FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_ids) AS i
-       GROUP BY 1""",
-    """INSERT INTO wove.institution_metrics AS m (institution_id, papers, researchers, citations, first_published,
-                                                 last_published, computed_at)
-       SELECT institution_id, papers, 0, citations, added_first, added_last, now() FROM _metrics_ip
-       ON CONFLICT (institution_id) DO UPDATE SET
-           papers = m.papers + excluded.papers, citations = m.citations + excluded.citations,
-           first_published = least(m.first_published, excluded.first_published),
-           last_published = greatest(m.last_published, excluded.last_published), computed_at = now()""",
-    # a paper that left an institution and held its first or last day: that day is re-read
-    """WITH removed AS (
-           SELECT i AS institution_id, d.published FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_ids) i
-           WHERE d.sign < 0 AND d.published IS NOT NULL
-           EXCEPT ALL
-           SELECT i, d.published FROM _metrics_delta d CROSS JOIN LATERAL unnest(d.institution_ids) i
-           WHERE d.sign > 0 AND d.published IS NOT NULL
-       ),
-       stale AS (
-           SELECT DISTINCT m.institution_id FROM removed r JOIN wove.institution_metrics m USING (institution_id)
-           WHERE r.published <= m.first_published OR r.published >= m.last_published
-       )
-       UPDATE wove.institution_metrics m SET first_published = x.first_published, last_published = x.last_published
-       FROM stale CROSS JOIN LATERAL (
-           SELECT min(s.published) AS first_published, max(s.published) AS last_published
-           FROM wove.metrics_paper_state s WHERE s.institution_ids @> ARRAY[stale.institution_id]
-       ) x
-       WHERE m.institution_id = stale.institution_id""",
-    """UPDATE wove.institution_metrics m SET researchers = (
-           SELECT count(*) FROM wove.metrics_institution_researchers t WHERE t.institution_id = m.institution_id)
-       WHERE m.institution_id IN (SELECT DISTINCT institution_id FROM _metrics_ir)""",
-    """DELETE FROM wove.institution_metrics m USING _metrics_ip d
-       WHERE d.papers < 0 AND m.institution_id = d.institution_id AND m.papers = 0""",
-]
+# the run's steps (statements.py holds their SQL)
 
 
 def _temp(conn: psycopg.Connection, name: str, column: str, coltype: str) -> None:
@@ -412,35 +113,9 @@ def _recompute_researchers(conn: psycopg.Connection, ids: Sequence[int]) -> None
     _fill(conn, "_metrics_r", "researcher_id", ids)
     conn.execute("DELETE FROM wove.researcher_metrics m USING _metrics_r r WHERE m.researcher_id = r.researcher_id")
     conn.execute("DROP TABLE IF EXISTS _metrics_rm, _metrics_ext")
-    for statement in _RESEARCHER_INPUTS_SQL:
+    for statement in statements.RESEARCHER_INPUTS_SQL:
         conn.execute(statement)
-    conn.execute(_RESEARCHER_METRICS_SQL)
-
-
-_ARCHIVE_CITATIONS_SQL = """
-WITH rp AS (               -- one row per (researcher, paper), as in the full recompute
-    SELECT DISTINCT rm.researcher_id, rm.arxiv_id
-    FROM unnest(%(ids)s::bigint[]) AS r(id) JOIN wove.researcher_mentions rm ON rm.researcher_id = r.id
-),
-c AS (
-    SELECT rp.researcher_id, ps.cited_by_count, ps.cited_as_of,
-           row_number() OVER (PARTITION BY rp.researcher_id
-                              ORDER BY coalesce(ps.cited_by_count, 0) DESC, rp.arxiv_id) AS cite_rank
-    FROM rp JOIN wove.metrics_paper_state ps ON ps.arxiv_id = rp.arxiv_id
-),
-agg AS (
-    SELECT researcher_id,
-           count(*) FILTER (WHERE coalesce(cited_by_count, 0) >= cite_rank)::int AS h_index,
-           coalesce(sum(cited_by_count), 0)::int AS citations,
-           count(cited_by_count)::int AS cited_papers,
-           max(cited_as_of) AS as_of
-    FROM c GROUP BY researcher_id
-)
-UPDATE wove.researcher_metrics m
-SET archive_h_index = agg.h_index, archive_citations = agg.citations, archive_cited_papers = agg.cited_papers,
-    archive_as_of = agg.as_of, computed_at = now()
-FROM agg WHERE m.researcher_id = agg.researcher_id
-"""
+    conn.execute(statements.RESEARCHER_METRICS_SQL)
 
 
 def _recompute_archive_citations(conn: psycopg.Connection, ids: Sequence[int]) -> None:
@@ -448,19 +123,19 @@ def _recompute_archive_citations(conn: psycopg.Connection, ids: Sequence[int]) -
     h-index, citations, cited papers and as-of day can move (the full recompute's
     definitions, over the same (researcher, paper) rows)."""
     if ids:
-        conn.execute(_ARCHIVE_CITATIONS_SQL, {"ids": list(ids)})
+        conn.execute(statements.ARCHIVE_CITATIONS_SQL, {"ids": list(ids)})
 
 
 def _start_delta(conn: psycopg.Connection) -> None:
     conn.execute("DROP TABLE IF EXISTS _metrics_delta")
-    conn.execute(f"CREATE TEMP TABLE _metrics_delta ON COMMIT DROP AS SELECT 0 AS sign, {_DELTA_COLUMNS} "
+    conn.execute(f"CREATE TEMP TABLE _metrics_delta ON COMMIT DROP AS SELECT 0 AS sign, {statements.DELTA_COLUMNS} "
                  "FROM wove.metrics_paper_state WITH NO DATA")
 
 
 def _capture_delta(conn: psycopg.Connection, sign: int, arxiv_ids: Sequence[str] | None) -> None:
     """Copy the state rows of these papers (all when None) into _metrics_delta with a sign."""
     where = "" if arxiv_ids is None else " WHERE arxiv_id = ANY(%(ids)s)"
-    conn.execute(f"INSERT INTO _metrics_delta SELECT %(sign)s, {_DELTA_COLUMNS} FROM wove.metrics_paper_state{where}",
+    conn.execute(f"INSERT INTO _metrics_delta SELECT %(sign)s, {statements.DELTA_COLUMNS} FROM wove.metrics_paper_state{where}",
                  {"sign": sign, "ids": list(arxiv_ids or [])})
 
 
@@ -470,9 +145,9 @@ def _apply_deltas(conn: psycopg.Connection) -> int:
     conn.execute("ANALYZE _metrics_delta")
     for name in ("_metrics_pairs", "_metrics_ir", "_metrics_ip"):
         conn.execute(f"DROP TABLE IF EXISTS {name}")
-    for statement in _COAUTHOR_DELTA_SQL:
+    for statement in statements.COAUTHOR_DELTA_SQL:
         conn.execute(statement, {"max_authors": MAX_COAUTHOR_AUTHORS})
-    for statement in _INSTITUTION_DELTA_SQL:
+    for statement in statements.INSTITUTION_DELTA_SQL:
         conn.execute(statement)
     return db.fetch_value(conn, "SELECT count(*) FROM (SELECT institution_id FROM _metrics_ip"
                                 " UNION SELECT institution_id FROM _metrics_ir) x")
@@ -484,7 +159,7 @@ def _paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> None:
     _temp(conn, "_metrics_candidates", "arxiv_id", "text")
     _fill(conn, "_metrics_candidates", "arxiv_id", arxiv_ids)
     conn.execute("DROP TABLE IF EXISTS _metrics_states")
-    conn.execute("CREATE TEMP TABLE _metrics_states ON COMMIT DROP AS " + _PAPER_STATE_SQL)
+    conn.execute("CREATE TEMP TABLE _metrics_states ON COMMIT DROP AS " + statements.PAPER_STATE_SQL)
     conn.execute("ANALYZE _metrics_states")
 
 
@@ -494,7 +169,7 @@ def _store_paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str] | Non
     params = {"all": arxiv_ids is None, "ids": list(arxiv_ids or [])}
     conn.execute("DELETE FROM wove.metrics_paper_state s USING _metrics_states n WHERE n.arxiv_id = s.arxiv_id"
                  " AND n.fingerprint = 'gone' AND (%(all)s OR n.arxiv_id = ANY(%(ids)s))", params)
-    conn.execute(_STORE_STATES_SQL, params)
+    conn.execute(statements.STORE_STATES_SQL, params)
 
 
 def _snapshot_researchers_and_authors(conn: psycopg.Connection, researcher_ids: Sequence[int] | None,
@@ -502,18 +177,18 @@ def _snapshot_researchers_and_authors(conn: psycopg.Connection, researcher_ids: 
     """Store researcher-row and author-record fingerprints (all of them when ids is None)."""
     if researcher_ids is None:
         conn.execute("TRUNCATE wove.metrics_researcher_state")
-        conn.execute(f"INSERT INTO wove.metrics_researcher_state SELECT r.researcher_id, {_RESEARCHER_FP} FROM wove.researchers r")
+        conn.execute(f"INSERT INTO wove.metrics_researcher_state SELECT r.researcher_id, {statements.RESEARCHER_FP} FROM wove.researchers r")
     elif researcher_ids:
         conn.execute("DELETE FROM wove.metrics_researcher_state WHERE researcher_id = ANY(%s)", (list(researcher_ids),))
         conn.execute(
-            f"INSERT INTO wove.metrics_researcher_state SELECT r.researcher_id, {_RESEARCHER_FP} "
+            f"INSERT INTO wove.metrics_researcher_state SELECT r.researcher_id, {statements.RESEARCHER_FP} "
             "FROM wove.researchers r WHERE r.researcher_id = ANY(%s)", (list(researcher_ids),))
     if author_keys is None:
         conn.execute("TRUNCATE wove.metrics_author_state")
-        for source, (table, fp) in _AUTHOR_FP.items():
+        for source, (table, fp) in statements.AUTHOR_FP.items():
             conn.execute(f"INSERT INTO wove.metrics_author_state SELECT %s, t.author_id, {fp} FROM {table} t", (source,))
     elif author_keys:
-        for source, (table, fp) in _AUTHOR_FP.items():
+        for source, (table, fp) in statements.AUTHOR_FP.items():
             ids = [a for s, a in author_keys if s == source]
             if not ids:
                 continue
@@ -597,44 +272,19 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
     # 1. researcher rows written or deleted; those whose identity (names, upstream ids)
     #    changed, or that are gone, are recomputed themselves
     touched = sorted(int(k) for k in changes["researcher"])
-    identity_changed = [r[0] for r in conn.execute(f"""
-        SELECT t.id FROM unnest(%s::bigint[]) AS t(id)
-        LEFT JOIN wove.researchers r ON r.researcher_id = t.id
-        LEFT JOIN wove.metrics_researcher_state s ON s.researcher_id = t.id
-        WHERE r.researcher_id IS NULL OR s.fingerprint IS DISTINCT FROM {_RESEARCHER_FP}""", (touched,))]
+    identity_changed = [r[0] for r in conn.execute(statements.IDENTITY_CHANGED_SQL, (touched,))]
 
     # 2. external author records (and OpenAlex redirects) that changed, and the researchers
     #    linked to them
     author_keys: list[tuple[str, str]] = []
-    for source, (table, fp) in _AUTHOR_FP.items():
-        rows = conn.execute(f"""
-            SELECT x.id FROM unnest(%(ids)s::text[]) AS x(id)
-            LEFT JOIN {table} t ON t.author_id = x.id
-            LEFT JOIN wove.metrics_author_state s ON s.source = %(source)s AND s.author_id = x.id
-            WHERE s.fingerprint IS DISTINCT FROM {fp}
-        """, {"source": source, "ids": sorted(changes[f"{source}_author"])}).fetchall()
+    for source, statement in statements.AUTHOR_CHANGED_SQL.items():
+        rows = conn.execute(statement, {"source": source, "ids": sorted(changes[f"{source}_author"])}).fetchall()
         author_keys += [(source, r[0]) for r in rows]
     author_affected: set[int] = set()
     if author_keys:
         s2 = [a for s, a in author_keys if s == "s2"]
         oa = [a for s, a in author_keys if s == "openalex"]
-        rows = conn.execute("""
-            WITH s2 AS (SELECT DISTINCT unnest(%(s2)s::text[]) AS id),
-                 oa AS (SELECT DISTINCT unnest(%(oa)s::text[]) AS id
-                        UNION SELECT old_author_id FROM wove.openalex_author_redirects
-                              WHERE new_author_id = ANY(%(oa)s::text[]))
-            SELECT rm.researcher_id FROM s2 JOIN wove.authorships a ON a.s2_author_id = s2.id
-            JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
-            UNION
-            SELECT rm.researcher_id FROM oa JOIN wove.authorships a ON a.openalex_author_id = oa.id
-            JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
-            UNION  -- hash joins over every researcher row: one scan, whatever the statistics say
-            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.s2_author_ids) AS x(id)
-            JOIN s2 ON s2.id = x.id
-            UNION
-            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.openalex_author_ids) AS x(id)
-            JOIN oa ON oa.id = x.id
-        """, {"s2": s2, "oa": oa}).fetchall()
+        rows = conn.execute(statements.AUTHOR_RESEARCHERS_SQL, {"s2": s2, "oa": oa}).fetchall()
         author_affected = {r[0] for r in rows}
 
     # 3. candidate papers: every paper a logged write touched (its row, authors, upstream
@@ -645,7 +295,7 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
 
     # 4. keep those whose fingerprint really changed; collect who and where (then and now)
     _paper_states(conn, sorted(candidates))
-    changed = db.fetch_all(conn, _CHANGED_STATES_SQL)
+    changed = db.fetch_all(conn, statements.CHANGED_STATES_SQL)
     researchers: set[int] = set(identity_changed) | author_affected
     cited_only: set[int] = set()  # on papers whose citation count is all that moved
     for s in changed:
