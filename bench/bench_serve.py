@@ -125,7 +125,7 @@ def queries(rng: random.Random, titles: list[str], n: int) -> list[str]:
 def build(url: str, base, vectors: np.ndarray, n: int, rng: np.random.Generator) -> dict[str, float]:
     from wove_pipeline.database import access as db
     from wove_pipeline.search.embedding import DEFAULT_MODEL
-    from wove_pipeline.serving import publish as serving
+    from wove_pipeline.serving import publish as publishing
     t: dict[str, float] = {}
     b = len(base)
     t0 = time.perf_counter()
@@ -173,7 +173,8 @@ def build(url: str, base, vectors: np.ndarray, n: int, rng: np.random.Generator)
     print(f"hnsw + analyze: {t['hnsw']:.0f} s", flush=True)
 
     t0 = time.perf_counter()
-    serving.publish(url)
+    with db.connect(url, autocommit=True) as conn:
+        publishing.publish(conn)
     t["publish"] = time.perf_counter() - t0
     print(f"publish: {t['publish']:.0f} s", flush=True)
     return t

@@ -22,7 +22,9 @@ from wove_pipeline.database import access as db
 from wove_pipeline.database.embedded import scratch_postgres
 from wove_pipeline.database.migrations import migrate
 from wove_pipeline.metrics import compute as metrics
-from wove_pipeline.serving import publish as serving
+from wove_pipeline.serving import pages
+from wove_pipeline.serving import publish as publishing
+from wove_pipeline.serving.export import export_parquet
 
 CATS = ["cs.CV", "cs.LG", "cs.CL", "cs.AI", "cs.DC", "cs.GR", "cs.RO", "stat.ML", "hep-ph", "hep-th",
         "astro-ph.GA", "quant-ph", "math.OC", "math.PR", "cond-mat.str-el", "physics.optics", "eess.SP",
@@ -172,9 +174,10 @@ def main(argv: list[str] | None = None) -> None:
             conn.execute("VACUUM ANALYZE")
 
         t = time.perf_counter()
-        pub = serving.publish(url)  # the first publish: a full build
+        with db.connect(url, autocommit=True) as conn:
+            pub = publishing.publish(conn)  # the first publish: a full build
         timings["publish"] = time.perf_counter() - t
-        print(f"publish ({pub['mode']}) {timings['publish']:.1f}s {pub['row_counts']}")
+        print(f"publish ({pub.mode}) {timings['publish']:.1f}s {pub.row_counts}")
 
         # The day is applied and recomputed DAY_REPEATS times in one transaction each, rolled
         # back but the last time (about the same rows, the same work): the figure is the
@@ -194,17 +197,20 @@ def main(argv: list[str] | None = None) -> None:
         # the day's publish: incremental (the rows the day's changes reach), then, for
         # comparison, a full rebuild of the same state
         t = time.perf_counter()
-        day_pub = serving.publish(url)
+        with db.connect(url, autocommit=True) as conn:
+            day_pub = publishing.publish(conn)
         timings["publish_day"] = time.perf_counter() - t
-        rewritten = sum(w["deleted"] + w["inserted"] for w in day_pub["rows_written"].values())
-        print(f"day publish ({day_pub['mode']}) {timings['publish_day']:.2f}s, {rewritten} rows rewritten: "
-              f"{day_pub['rows_written']} seconds by table {day_pub['seconds_by_table']}")
+        rewritten = day_pub.rows_rewritten
+        print(f"day publish ({day_pub.mode}) {timings['publish_day']:.2f}s, {rewritten} rows rewritten: "
+              f"{day_pub.rows_written} seconds by table {day_pub.seconds_by_table}")
         t = time.perf_counter()
-        serving.publish(url, full=True)
+        with db.connect(url, autocommit=True) as conn:
+            publishing.publish(conn, full=True)
         timings["publish_full"] = time.perf_counter() - t
         print(f"full rebuild of the same state {timings['publish_full']:.1f}s")
         t = time.perf_counter()
-        serving.export_parquet(url, tmp / "bulk")
+        with db.connect(url, autocommit=True) as conn:
+            export_parquet(conn, tmp / "bulk")
         timings["export"] = time.perf_counter() - t
 
         with db.connect(url) as conn:
@@ -217,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
             sample[:: max(1, args.queries // len(top))] = top[: len(sample[:: max(1, args.queries // len(top))])]
             # warm up (and let psycopg prepare the statements)
             for rid in sample[:100]:
-                serving.researcher_page(conn, rid)
+                pages.researcher_page(conn, rid)
             for pid in paper_ids[:100]:
                 db.fetch_all(conn, "SELECT * FROM serving.papers WHERE arxiv_id = %s", (pid,))
             page_ms, pk_ms, filt_ms = [], [], []
@@ -227,11 +233,11 @@ def main(argv: list[str] | None = None) -> None:
                 db.fetch_all(conn, "SELECT * FROM serving.papers WHERE arxiv_id = %s", (pid,))
                 pk_ms.append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
-                payload = serving.researcher_page(conn, rid)
+                payload = pages.researcher_page(conn, rid)
                 page_ms.append((time.perf_counter() - t) * 1000)
                 cat = payload["fields"][0]["category"]
                 t = time.perf_counter()
-                serving.researcher_page(conn, rid, category=cat, page=1)
+                pages.researcher_page(conn, rid, category=cat, page=1)
                 filt_ms.append((time.perf_counter() - t) * 1000)
         p95_page, p95_pk, p95_filt = _pct(page_ms, 0.95), _pct(pk_ms, 0.95), _pct(filt_ms, 0.95)
         ratio = p95_page / p95_pk
@@ -241,7 +247,7 @@ def main(argv: list[str] | None = None) -> None:
 Synthetic archive generated in SQL: **{n_papers:,} papers, {n_authorships:,} authorships, {n_researchers:,}
 researchers** (skewed: the most prolific has {max_papers} papers), {args.institutions:,} institutions, S2 and
 OpenAlex records for every paper and researcher. Embedded PostgreSQL 18, default settings. Latencies are
-measured from Python through `wove_pipeline.serving.publish` (psycopg, one connection, prepared statements),
+measured from Python through `wove_pipeline.serving.pages` (psycopg, one connection, prepared statements),
 {args.queries:,} researchers (random, plus the 50 most prolific), interleaved with the primary-key lookups.
 
 | measure | p50 | p95 | max |

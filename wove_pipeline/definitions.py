@@ -16,6 +16,7 @@ from wove_pipeline.arxiv import assets as harvest
 from wove_pipeline.assets import checks
 from wove_pipeline.enrichment import assets as enrichment
 from wove_pipeline.matching import assets as matching
+from wove_pipeline.metrics import assets as metrics
 from wove_pipeline.partitions import daily_partitions
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 from wove_pipeline.resources.embedder import EmbedderResource
@@ -32,7 +33,7 @@ daily_assets = [
     embeddings.paper_embeddings,
 ]
 # Global and incremental: they recompute only what the new days touched.
-global_assets = [matching.researchers, serving.researcher_metrics, serving.serving]
+global_assets = [matching.researchers, metrics.researcher_metrics, serving.serving]
 
 daily_job = dg.define_asset_job(
     "daily_harvest",

@@ -82,12 +82,14 @@ def main(argv: list[str]) -> int:
 
             def apply_then_stall(conn, table, *rest):
                 written = real_apply(conn, table, *rest)
-                if table.name == serving._TABLES[-1].name:  # incremental: every table rewritten, not committed
+                if table.name == serving.tables.TABLE_DEFINITIONS[-1].name:  # incremental: every table rewritten, not committed
                     _stall("WRITING")
                 return written
 
             serving._apply = apply_then_stall
-        serving.publish(args.db_url)
+        from wove_pipeline.database import access as db
+        with db.connect(args.db_url, autocommit=True) as conn:
+            serving.publish(conn)
         print("DONE", flush=True)
         return 0
 

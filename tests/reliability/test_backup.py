@@ -36,7 +36,8 @@ def _state(url):
 def test_backup_damage_restore_gives_identical_rows(database_url, sandbox, small_world, tmp_path, monkeypatch,
                                                     pg_server, figures):
     harvest_and_load(database_url, sandbox, RawStore(tmp_path / "raw"), world_days(small_world)[:2])
-    serving.publish(database_url)
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        serving.publish(conn)
     before_rows, before_grants = _state(database_url)
     assert before_rows["wove.papers"] and before_rows["serving.papers"] and before_grants
 

@@ -175,10 +175,11 @@ def test_coverage_warns_on_a_recent_gap_that_the_whole_archive_would_hide(databa
 def test_checks_wire_into_definitions_with_freshness(database_url):
     from wove_pipeline.enrichment import assets as enrichment
     from wove_pipeline.matching import assets as matching
+    from wove_pipeline.metrics import assets as metrics
     from wove_pipeline.search import assets as embeddings
     from wove_pipeline.serving import assets as serving
     assets = [arxiv_records, papers, *enrichment.daily_enrichment_assets, embeddings.paper_embeddings,
-              matching.researchers, serving.researcher_metrics, serving.serving, *enrichment.refresh_assets]
+              matching.researchers, metrics.researcher_metrics, serving.serving, *enrichment.refresh_assets]
     fresh = ck.apply_freshness(assets)
     checks = ck.checks_for(fresh)
     targets = {next(iter(c.check_keys)).asset_key.to_user_string() for c in checks}

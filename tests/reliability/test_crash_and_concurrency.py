@@ -152,7 +152,8 @@ def test_kill_during_publish_keeps_the_previous_publication(harvested, new_datab
     day, root = harvested
     url = new_database()
     _reference(url, root, day)  # papers loaded
-    serving.publish(url)
+    with db.connect(url, autocommit=True) as conn:
+        serving.publish(conn)
     first = _count(url, "SELECT publication_id FROM serving.publication")
     served = _count(url, "SELECT count(*) FROM serving.papers")
     assert served > 0
@@ -179,7 +180,8 @@ def test_kill_during_publish_keeps_the_previous_publication(harvested, new_datab
     assert _count(url, "SELECT count(*) FROM serving.papers") == served
     assert _count(url, "SELECT count(*) FROM pg_namespace WHERE nspname = 'serving_build'") == 0
 
-    serving.publish(url)  # the next publish converges
+    with db.connect(url, autocommit=True) as conn:
+        serving.publish(conn)  # the next publish converges
     assert _count(url, "SELECT publication_id FROM serving.publication") != first
     assert _count(url, "SELECT count(*) FROM serving.papers") == served - 1
     figures.runs["killed_mid_write_then_converged"] += 1

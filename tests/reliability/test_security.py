@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def reader_url(database_url, sandbox, small_world, tmp_path):
     harvest_and_load(database_url, sandbox, RawStore(tmp_path / "raw"), world_days(small_world)[:1])
-    serving.publish(database_url)
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        serving.publish(conn)
     name = f"reader_{uuid.uuid4().hex[:8]}"
     password = uuid.uuid4().hex  # the embedded server asks every login for its password
     with psycopg.connect(database_url, autocommit=True) as conn:

@@ -12,9 +12,8 @@ from psycopg import sql
 from tests.conftest import TEMPLATE_DB, url_for  # the template is made and migrated by pg_server
 from wove_pipeline.database import access as db
 from wove_pipeline.metrics import compute as metrics
-from wove_pipeline.serving import publish as serving
 
-from .world_db import load_world
+from .world_db import load_world, publish
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +31,7 @@ def published_url(pg_server, seed_world):
     load_world(url, seed_world)
     with db.transaction(url) as conn:
         metrics.update_metrics(conn)  # first run: a full one
-    serving.publish(url)
+    publish(url)
     yield url
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -3,9 +3,10 @@
 import dagster as dg
 
 from wove_pipeline.database import access as db
+from wove_pipeline.metrics.assets import researcher_metrics
 from wove_pipeline.resources import DatabaseResource
-from wove_pipeline.serving import publish as serving_core
-from wove_pipeline.serving.assets import researcher_metrics, serving
+from wove_pipeline.serving import tables
+from wove_pipeline.serving.assets import serving
 
 from .world_db import load_papers, load_static
 
@@ -29,7 +30,7 @@ def test_metrics_and_serving_assets_materialize(database_url, small_world, tmp_p
     schema = s["dagster/column_schema"].value
     assert isinstance(schema, dg.TableSchema)
     with db.connect(database_url) as conn:
-        for relation in (*serving_core.TABLES, *serving_core.VIEWS):
+        for relation in (*tables.TABLES, *tables.VIEWS):
             actual = conn.execute(
                 "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
                 "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",

@@ -18,9 +18,8 @@ from tests.conftest import TEMPLATE_DB, url_for
 from wove_pipeline import cli
 from wove_pipeline.database import access as db
 from wove_pipeline.metrics import compute as metrics
-from wove_pipeline.serving import publish as serving
 
-from .world_db import load_papers, load_static
+from .world_db import load_papers, load_static, publish
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +38,7 @@ def dbs(pg_server, small_world):
         conn.execute("UPDATE wove.institutions SET ror = regexp_replace(ror, '^.*/', '') WHERE ror IS NOT NULL")
         load_papers(conn, small_world, small_world.papers)
         metrics.update_metrics(conn)
-    serving.publish(urls["published"])
+    publish(urls["published"])
     yield urls
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
         for name in names.values():

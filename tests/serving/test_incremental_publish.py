@@ -22,13 +22,14 @@ from psycopg import sql
 
 from wove_pipeline.database import access as db
 from wove_pipeline.metrics import compute as metrics
-from wove_pipeline.serving import publish as serving
+from wove_pipeline.serving import publish as publishing
+from wove_pipeline.serving import tables
 
 from .test_incremental_metrics import _random_updates
-from .world_db import load_papers, load_static, papers_by_day
+from .world_db import load_papers, load_static, papers_by_day, publish
 
 CHECK = "serving_check"
-PKS = {t.name: t.pk for t in serving._TABLES}
+PKS = {t.name: t.pk for t in tables.TABLE_DEFINITIONS}
 
 
 def _rows(conn, schema: str) -> dict[str, list[tuple]]:
@@ -40,7 +41,7 @@ def _rows(conn, schema: str) -> dict[str, list[tuple]]:
 def _full_build_rows(conn, site_url: str = "") -> dict[str, list[tuple]]:
     """The rows a full build gives now (built beside serving, then rolled back)."""
     with conn.transaction() as tx:
-        serving.build_tables(conn, CHECK, site_url)
+        publishing.build_tables(conn, CHECK, site_url)
         rows = _rows(conn, CHECK)
         raise psycopg.Rollback(tx)
     return rows
@@ -121,8 +122,8 @@ def test_incremental_publish_equals_full_rebuild_after_random_days(database_url,
             load_static(conn, small_world)
             known |= load_papers(conn, small_world, by_day[days[0]])
             metrics.update_metrics(conn)
-        first = serving.publish(database_url, site_url=site)
-        assert first["mode"] == "full"
+        first = publish(database_url, site_url=site)
+        assert first.mode == "full"
         for day in days[1:]:
             held_back = by_day[day][-2:]  # harvested after metrics ran, before the publish
             with conn.transaction():
@@ -141,17 +142,17 @@ def test_incremental_publish_equals_full_rebuild_after_random_days(database_url,
                 conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count + 1, fetched_at = now()"
                              " WHERE arxiv_id = (SELECT min(arxiv_id) FROM wove.s2_papers)")
                 _merge_two(conn, rng)
-            result = serving.publish(database_url, site_url=site, full_above=float("inf"))
-            assert result["mode"] == "incremental", result["reason"]
+            result = publish(database_url, site_url=site, full_above=float("inf"))
+            assert result.mode == "incremental", result.reason
             expected = _full_build_rows(conn, site)
-            got = _rows(conn, serving.SCHEMA)
+            got = _rows(conn, tables.SCHEMA)
             for table in PKS:
                 assert got[table] == expected[table], f"{table} differs after {day}"
             pub = db.fetch_all(conn, "SELECT * FROM serving.publication")
-            assert len(pub) == 1 and pub[0]["publication_id"] == result["publication_id"]
+            assert len(pub) == 1 and pub[0]["publication_id"] == result.publication_id
             assert pub[0]["row_counts"] == {t: len(rows) for t, rows in expected.items()}
             assert pub[0]["as_of"] == conn.execute("SELECT max(oai_datestamp) FROM wove.papers").fetchone()[0]
-            written = result["rows_written"]
+            written = result.rows_written
             assert 0 < sum(w["deleted"] + w["inserted"] for w in written.values()) \
                 < sum(len(rows) for rows in expected.values())
             assert conn.execute("SELECT count(*) FROM wove.serving_changes").fetchone()[0] == 0
@@ -162,45 +163,45 @@ def _small_world_published(url, world) -> dict:
         load_static(conn, world)
         load_papers(conn, world, world.papers)
         metrics.update_metrics(conn)
-    return serving.publish(url)
+    return publish(url)
 
 
 def test_first_publish_is_full_and_a_publish_with_nothing_changed_writes_nothing(database_url, small_world):
     first = _small_world_published(database_url, small_world)
-    assert (first["mode"], first["reason"]) == ("full", "no serving schema yet")
+    assert (first.mode, first.reason) == ("full", "no serving schema yet")
     with db.connect(database_url) as conn:
-        before = _rows(conn, serving.SCHEMA)
-    again = serving.publish(database_url)
-    assert again["mode"] == "incremental"
-    assert again["rows_written"] == {t: {"deleted": 0, "inserted": 0} for t in PKS}
-    assert again["publication_id"] > first["publication_id"]
+        before = _rows(conn, tables.SCHEMA)
+    again = publish(database_url)
+    assert again.mode == "incremental"
+    assert again.rows_written == {t: {"deleted": 0, "inserted": 0} for t in PKS}
+    assert again.publication_id > first.publication_id
     with db.connect(database_url) as conn:
-        assert _rows(conn, serving.SCHEMA) == before
-        assert conn.execute("SELECT publication_id FROM serving.publication").fetchone()[0] == again["publication_id"]
+        assert _rows(conn, tables.SCHEMA) == before
+        assert conn.execute("SELECT publication_id FROM serving.publication").fetchone()[0] == again.publication_id
         # a rewrite that changes nothing (same values) is not a change either
         conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count")
         conn.commit()
-    assert serving.publish(database_url)["rows_written"] == {t: {"deleted": 0, "inserted": 0} for t in PKS}
+    assert publish(database_url).rows_written == {t: {"deleted": 0, "inserted": 0} for t in PKS}
 
 
 @pytest.mark.parametrize("change, reason", [
-    (lambda url: serving.publish(url, full=True), "requested"),
-    (lambda url: serving.publish(url, site_url="https://elsewhere.example"), "the site URL changed"),
+    (lambda url: publish(url, full=True), "requested"),
+    (lambda url: publish(url, site_url="https://elsewhere.example"), "the site URL changed"),
 ])
 def test_full_rebuild_when_asked_or_when_the_definition_inputs_change(database_url, small_world, change, reason):
     _small_world_published(database_url, small_world)
-    assert change(database_url)["reason"] == reason
+    assert change(database_url).reason == reason
 
 
 def test_a_truncated_core_table_and_large_changes_fall_back_to_a_full_rebuild(database_url, small_world):
     _small_world_published(database_url, small_world)
     with db.transaction(database_url) as conn:
         conn.execute("TRUNCATE wove.researcher_coauthors")
-    assert serving.publish(database_url)["reason"] == "a core table was truncated"
+    assert publish(database_url).reason == "a core table was truncated"
     with db.transaction(database_url) as conn:
         conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count + 1")  # every paper's citations
-    result = serving.publish(database_url)
-    assert result["mode"] == "full" and result["reason"].startswith("more than 20%")
+    result = publish(database_url)
+    assert result.mode == "full" and result.reason.startswith("more than 20%")
 
 
 def test_readers_see_the_old_or_the_new_publication_during_incremental_publishes(database_url, small_world):
@@ -228,7 +229,7 @@ def test_readers_see_the_old_or_the_new_publication_during_incremental_publishes
                 conn.execute("DELETE FROM wove.papers WHERE arxiv_id IN"
                              " (SELECT arxiv_id FROM wove.papers ORDER BY arxiv_id LIMIT 3)")
                 metrics.update_metrics(conn)
-            assert serving.publish(database_url)["mode"] == "incremental"
+            assert publish(database_url).mode == "incremental"
     finally:
         stop.set()
         t.join()
@@ -245,23 +246,23 @@ def test_a_failed_incremental_publish_leaves_the_publication_and_the_log_untouch
     with db.transaction(database_url) as conn:
         conn.execute("UPDATE wove.papers SET title = title || ' (v2)' WHERE arxiv_id ="
                      " (SELECT min(arxiv_id) FROM wove.papers)")
-        before = _rows(conn, serving.SCHEMA)
+        before = _rows(conn, tables.SCHEMA)
         publication = conn.execute("SELECT * FROM serving.publication").fetchall()
         logged = conn.execute("SELECT count(*) FROM wove.serving_changes").fetchone()[0]
-    apply = serving._apply
+    apply = publishing._apply
 
     def fail_after_papers(conn, t, *args):
         if t.name == "researchers":
             raise RuntimeError("boom")
         return apply(conn, t, *args)
 
-    monkeypatch.setattr(serving, "_apply", fail_after_papers)
+    monkeypatch.setattr(publishing, "_apply", fail_after_papers)
     with pytest.raises(RuntimeError):
-        serving.publish(database_url)
+        publish(database_url)
     with db.connect(database_url) as conn:
-        assert _rows(conn, serving.SCHEMA) == before  # papers were rewritten, then rolled back
+        assert _rows(conn, tables.SCHEMA) == before  # papers were rewritten, then rolled back
         assert conn.execute("SELECT * FROM serving.publication").fetchall() == publication
         assert conn.execute("SELECT count(*) FROM wove.serving_changes").fetchone()[0] == logged > 0
-    monkeypatch.setattr(serving, "_apply", apply)
-    result = serving.publish(database_url)
-    assert result["mode"] == "incremental" and result["rows_written"]["papers"] == {"deleted": 1, "inserted": 1}
+    monkeypatch.setattr(publishing, "_apply", apply)
+    result = publish(database_url)
+    assert result.mode == "incremental" and result.rows_written["papers"] == {"deleted": 1, "inserted": 1}

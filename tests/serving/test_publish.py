@@ -15,9 +15,10 @@ from psycopg import sql
 from wove_pipeline.database import access as db
 from wove_pipeline.metrics import compute as metrics
 from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID, SEED_PENG_WANG_ID
-from wove_pipeline.serving import publish as serving
+from wove_pipeline.serving import pages, tables
+from wove_pipeline.serving import publish as publishing
 
-from .world_db import load_papers, load_static, researcher_id
+from .world_db import load_papers, load_static, publish, researcher_id
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ def small_published(database_url, small_world):
         load_static(conn, small_world)
         load_papers(conn, small_world, small_world.papers)
         metrics.update_metrics(conn)
-    serving.publish(database_url)
+    publish(database_url)
     return database_url
 
 
@@ -40,7 +41,7 @@ def _login_url(url: str, role: str, password: str) -> str:
 def test_reader_role_reads_serving_and_cannot_write(small_published):
     role = f"reader_{uuid.uuid4().hex[:8]}"
     with db.connect(small_published, autocommit=True) as conn:
-        serving.create_reader_login(conn, role, "pw")
+        publishing.create_reader_login(conn, role, "pw")
     try:
         with psycopg.connect(small_published, autocommit=True) as conn:
             conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
@@ -63,11 +64,11 @@ def test_reader_role_reads_serving_and_cannot_write(small_published):
 
 
 def test_republish_keeps_functions_grants_and_leaves_no_old_schema(small_published):
-    result = serving.publish(small_published, full=True)
-    assert result["mode"] == "full"
-    assert set(result["moved_functions"]) >= {"search_papers", "related_papers"}
-    result = serving.publish(small_published)  # incremental: the schema stays, with its functions
-    assert result["mode"] == "incremental"
+    result = publish(small_published, full=True)
+    assert result.mode == "full"
+    assert set(result.moved_functions) >= {"search_papers", "related_papers"}
+    result = publish(small_published)  # incremental: the schema stays, with its functions
+    assert result.mode == "incremental"
     with db.connect(small_published) as conn:
         assert {r[0] for r in conn.execute("SELECT p.proname FROM pg_proc p JOIN pg_namespace n"
                                            " ON n.oid = p.pronamespace WHERE n.nspname = 'serving'")} \
@@ -80,17 +81,17 @@ def test_republish_keeps_functions_grants_and_leaves_no_old_schema(small_publish
         assert not conn.execute("SELECT has_table_privilege('wove_reader', 'serving.researchers', 'INSERT')").fetchone()[0]
         assert not conn.execute("SELECT has_schema_privilege('wove_reader', 'wove', 'USAGE')").fetchone()[0]
         pub = db.fetch_all(conn, "SELECT * FROM serving.publication")
-        assert len(pub) == 1 and pub[0]["publication_id"] == result["publication_id"]
-        assert pub[0]["schema_version"] == serving.SCHEMA_VERSION
+        assert len(pub) == 1 and pub[0]["publication_id"] == result.publication_id
+        assert pub[0]["schema_version"] == tables.SCHEMA_VERSION
 
 
 def test_a_failed_publish_leaves_the_previous_one_untouched(small_published, monkeypatch):
     with db.connect(small_published) as conn:
         before = conn.execute("SELECT publication_id FROM serving.publication").fetchone()[0]
-    broken = list(serving._VIEWS) + ["SELECT * FROM {s}.no_such_table"]
-    monkeypatch.setattr(serving, "_VIEWS", broken)
+    broken = list(tables.VIEW_DEFINITIONS) + ["SELECT * FROM {s}.no_such_table"]
+    monkeypatch.setattr(tables, "VIEW_DEFINITIONS", broken)
     with pytest.raises(psycopg.errors.UndefinedTable):
-        serving.publish(small_published)  # the definition changed: a full rebuild
+        publish(small_published)  # the definition changed: a full rebuild
     with db.connect(small_published) as conn:
         assert conn.execute("SELECT publication_id FROM serving.publication").fetchone()[0] == before
         assert conn.execute("SELECT count(*) FROM serving.papers").fetchone()[0] > 0
@@ -118,7 +119,7 @@ def test_readers_never_see_half_a_publish(small_published):
     t.start()
     try:
         for _ in range(2):
-            serving.publish(small_published)
+            publish(small_published)
     finally:
         stop.set()
         t.join()
@@ -128,13 +129,13 @@ def test_readers_never_see_half_a_publish(small_published):
 
 
 def test_parquet_export_matches_the_serving_tables(small_published, tmp_path):
-    result = serving.publish(small_published, export_dir=tmp_path / "bulk")
+    result = publish(small_published, export_dir=tmp_path / "bulk")
     manifest = json.loads((tmp_path / "bulk" / "manifest.json").read_text())
-    assert manifest["schema_version"] == serving.SCHEMA_VERSION
-    assert manifest["publication_id"] == result["publication_id"]
+    assert manifest["schema_version"] == tables.SCHEMA_VERSION
+    assert manifest["publication_id"] == result.publication_id
     assert manifest["as_of"]
-    assert set(manifest["tables"]) == set(serving.TABLES)
-    assert set(manifest["views"]) == set(serving.VIEWS)  # the views consumers read, exported too
+    assert set(manifest["tables"]) == set(tables.TABLES)
+    assert set(manifest["views"]) == set(tables.VIEWS)  # the views consumers read, exported too
     with db.connect(small_published) as conn:
         for table, entry in [*manifest["tables"].items(), *manifest["views"].items()]:
             n = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("serving", table))).fetchone()[0]
@@ -146,50 +147,50 @@ def test_parquet_export_matches_the_serving_tables(small_published, tmp_path):
     assert row["categories"] == ["cs.DC", "cs.CV"] and json.loads(row["record"])["arxiv_id"] == KNAPFORMER_ID
     assert row["published"].tzinfo is not None
     latest = pq.read_table(tmp_path / "bulk" / "latest_papers.parquet")
-    assert 0 < latest.num_rows <= serving.LATEST_LIMIT and "record" in latest.column_names
-    assert result["export"]["rows"]["sitemap"] == manifest["views"]["sitemap"]["rows"] > 0
+    assert 0 < latest.num_rows <= tables.LATEST_LIMIT and "record" in latest.column_names
+    assert result.export.rows["sitemap"] == manifest["views"]["sitemap"]["rows"] > 0
 
 
 def test_route_resolution(small_published, small_world):
     old = next((p for p in small_world.papers if "/" in p.arxiv_id), None)
     with db.connect(small_published) as conn:
         slug = conn.execute("SELECT slug FROM serving.papers WHERE arxiv_id = %s", (KNAPFORMER_ID,)).fetchone()[0]
-        assert serving.resolve_paper(conn, slug) == {"arxiv_id": KNAPFORMER_ID, "slug": slug, "redirect": False}
+        assert pages.resolve_paper(conn, slug) == {"arxiv_id": KNAPFORMER_ID, "slug": slug, "redirect": False}
         for key in (KNAPFORMER_ID, f"{KNAPFORMER_ID}v2", f"arXiv:{KNAPFORMER_ID}", f"{KNAPFORMER_ID}-old-title"):
-            assert serving.resolve_paper(conn, key) == {"arxiv_id": KNAPFORMER_ID, "slug": slug, "redirect": True}
-        assert serving.resolve_paper(conn, "2501.99999") is None
+            assert pages.resolve_paper(conn, key) == {"arxiv_id": KNAPFORMER_ID, "slug": slug, "redirect": True}
+        assert pages.resolve_paper(conn, "2501.99999") is None
         if old is not None:
-            assert serving.resolve_paper(conn, old.arxiv_id)["arxiv_id"] == old.arxiv_id
-            assert serving.resolve_paper(conn, old.arxiv_id.replace("/", "-"))["arxiv_id"] == old.arxiv_id
+            assert pages.resolve_paper(conn, old.arxiv_id)["arxiv_id"] == old.arxiv_id
+            assert pages.resolve_paper(conn, old.arxiv_id.replace("/", "-"))["arxiv_id"] == old.arxiv_id
         # researchers: the id alone, the slug, and a retired id through a redirect chain
         rid = researcher_id(SEED_PENG_WANG_ID)
-        assert serving.resolve_researcher(conn, str(rid))["researcher_id"] == rid
-        assert serving.resolve_researcher(conn, f"{rid}-peng-wang")["redirect"] is False
+        assert pages.resolve_researcher(conn, str(rid))["researcher_id"] == rid
+        assert pages.resolve_researcher(conn, f"{rid}-peng-wang")["redirect"] is False
         # institutions: id, ROR (URL and bare), name and alias, any case
         inst = next(i for i in small_world.institutions.values() if i.display_name == "Adobe Research")
         keys = [inst.institution_id, inst.institution_id.lower(), inst.ror, inst.ror.rsplit("/", 1)[1],
                 inst.display_name, inst.display_name.upper(), *inst.aliases]
         for key in keys:
-            got = serving.resolve_institution(conn, key)
+            got = pages.resolve_institution(conn, key)
             assert got is not None and got["institution_id"] == inst.institution_id, key
-        assert serving.resolve_institution(conn, "No Such University") is None
+        assert pages.resolve_institution(conn, "No Such University") is None
     # retire Peng Wang's id into another id chain: 1 -> new, and old ids resolve to it
     with db.transaction(small_published) as conn:
         conn.execute("INSERT INTO wove.researcher_redirects (old_id, new_id, reason) VALUES (1, 2, 'merge'), (2, %s, 'merge')",
                      (rid,))
-    serving.publish(small_published)
+    publish(small_published)
     with db.connect(small_published) as conn:
-        assert serving.resolve_researcher(conn, "1") == {"researcher_id": rid, "slug": f"{rid}-peng-wang", "redirect": True}
-        page = serving.researcher_page(conn, 1)
+        assert pages.resolve_researcher(conn, "1") == {"researcher_id": rid, "slug": f"{rid}-peng-wang", "redirect": True}
+        page = pages.researcher_page(conn, 1)
         assert page["id"] == rid and page["redirect"] is True and "redirected" not in page
-        page = serving.researcher_page(conn, rid, requested=f"{rid}-peng-wang")
+        page = pages.researcher_page(conn, rid, requested=f"{rid}-peng-wang")
         assert page["redirect"] is False and page["requested_id"] == f"{rid}-peng-wang"
-        assert serving.researcher_page(conn, rid, requested=str(rid))["redirect"] is True  # not the slug
+        assert pages.researcher_page(conn, rid, requested=str(rid))["redirect"] is True  # not the slug
 
 
 def test_latest_feed_and_sitemap(small_published):
     with db.connect(small_published) as conn:
-        feed = serving.latest_papers(conn, 20)
+        feed = pages.latest_papers(conn, 20)
         assert feed == sorted(feed, key=lambda r: (r["published"], r["arxiv_id"]), reverse=True)
         newest = conn.execute("SELECT max(published) FROM wove.papers WHERE NOT withdrawn").fetchone()[0]
         assert feed[0]["published"] == newest.isoformat()
@@ -212,7 +213,7 @@ def test_institution_page_figures(small_published, small_world):
     cites = sum((p.s2.citation_count if p.s2 else p.openalex.cited_by_count if p.openalex else 0) or 0
                 for p in small_world.papers if p.arxiv_id in papers)
     with db.connect(small_published) as conn:
-        page = serving.institution_page(conn, inst.ror)
+        page = pages.institution_page(conn, inst.ror)
     assert (page["papers"], page["researchers"], page["citations"]) == (len(papers), len(people), cites)
     assert page["id"] == inst.institution_id and page["resolved_by"] == "ror"
     assert len(page["latest_papers"]) == min(24, len(papers))

@@ -13,7 +13,7 @@ from wove_pipeline.database import access as db
 from wove_pipeline.sandbox.ground_truth import mention_identities
 from wove_pipeline.sandbox.people import normalize_name
 from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID, SEED_PENG_WANG_ID
-from wove_pipeline.serving import publish as serving
+from wove_pipeline.serving import pages
 
 from .world_db import is_person, person_name, researcher_id
 
@@ -78,7 +78,7 @@ class Truth:
 @pytest.fixture(scope="module")
 def page(published_url):
     with db.connect(published_url) as conn:
-        return serving.researcher_page(conn, researcher_id(SEED_PENG_WANG_ID))
+        return pages.researcher_page(conn, researcher_id(SEED_PENG_WANG_ID))
 
 
 @pytest.fixture(scope="module")
@@ -208,8 +208,8 @@ def test_paper_list_newest_first_with_totals(page, truth):
 
 def test_category_filter_gives_exactly_knapformer(published_url):
     with db.connect(published_url) as conn:
-        dc = serving.researcher_page(conn, researcher_id(SEED_PENG_WANG_ID), category="cs.DC")
-        cv = serving.researcher_page(conn, researcher_id(SEED_PENG_WANG_ID), category="cs.CV")
+        dc = pages.researcher_page(conn, researcher_id(SEED_PENG_WANG_ID), category="cs.DC")
+        cv = pages.researcher_page(conn, researcher_id(SEED_PENG_WANG_ID), category="cs.CV")
     assert [i["arxiv_id"] for i in dc["papers"]["items"]] == [KNAPFORMER_ID]
     assert (dc["papers"]["total"], dc["papers"]["total_pages"]) == (1, 1)
     assert cv["papers"]["total"] == 4 and all(i["primary_category"] == "cs.CV" for i in cv["papers"]["items"])
@@ -221,14 +221,14 @@ def test_pagination_24_per_page(published_url, truth):
     best = max(truth.papers_of, key=lambda pid: (len(truth.papers_of[pid]), -pid))
     n = len(truth.papers_of[best])
     with db.connect(published_url) as conn:
-        first = serving.researcher_page(conn, researcher_id(best))
-        pages = [serving.researcher_page(conn, researcher_id(best), page=k)["papers"]
-                 for k in range(1, first["papers"]["total_pages"] + 1)]
+        first = pages.researcher_page(conn, researcher_id(best))
+        listings = [pages.researcher_page(conn, researcher_id(best), page=k)["papers"]
+                    for k in range(1, first["papers"]["total_pages"] + 1)]
     assert first["papers"]["total"] == n and first["papers"]["total_pages"] == math.ceil(n / 24)
-    seen = [i["arxiv_id"] for p in pages for i in p["items"]]
+    seen = [i["arxiv_id"] for p in listings for i in p["items"]]
     expected = sorted(truth.papers_of[best], key=lambda p: (p.versions[0].submitted, p.arxiv_id), reverse=True)
     assert seen == [p.arxiv_id for p in expected]
-    assert all(len(p["items"]) == 24 for p in pages[:-1])
+    assert all(len(p["items"]) == 24 for p in listings[:-1])
 
 
 def test_structured_data(page):

@@ -27,10 +27,11 @@ from wove_pipeline.metrics import compute as metrics
 from wove_pipeline.sandbox.seed_fixtures import KNAPFORMER_ID, SEED_PENG_WANG_ID
 from wove_pipeline.search import query as search
 from wove_pipeline.search.embedding import embed_papers
-from wove_pipeline.serving import publish as serving
+from wove_pipeline.serving import pages, tables
+from wove_pipeline.serving import publish as publishing
 from wove_pipeline.serving import server as serve
 
-from .world_db import load_papers, load_static, researcher_id
+from .world_db import load_papers, load_static, publish, researcher_id
 
 # measured on this database: its best cosine to any paper is far below the floor
 NONSENSE = "zqxj vlorp kwyjibo"
@@ -50,8 +51,9 @@ def published(pg_server, small_world, embedder):  # noqa: F811
         metrics.update_metrics(conn)
     seed = [p.arxiv_id for p in small_world.papers if any(a.person_id == SEED_PENG_WANG_ID for a in p.authors)]
     ids = list(dict.fromkeys([KNAPFORMER_ID, *seed, *(p.arxiv_id for p in small_world.papers[:EMBEDDED])]))
-    embed_papers(lambda: db.transaction(url), embedder, arxiv_ids=ids)
-    serving.publish(url)
+    with db.connect(url, autocommit=True) as conn:
+        embed_papers(conn, embedder, arxiv_ids=ids)
+    publish(url)
     yield url
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -83,7 +85,7 @@ def conn(published):
 
 def shown(payload) -> object:
     """A payload as `wove show` prints it, read back."""
-    return json.loads(serving.to_json(payload))
+    return json.loads(pages.to_json(payload))
 
 
 def get_json(http, path: str, status: int = 200):
@@ -98,7 +100,7 @@ def get_json(http, path: str, status: int = 200):
 
 def test_paper_page_is_the_show_payload(http, conn, small_world):
     page = get_json(http, f"/papers/{KNAPFORMER_ID}")
-    assert page == shown(serving.paper_page(conn, KNAPFORMER_ID))
+    assert page == shown(pages.paper_page(conn, KNAPFORMER_ID))
     assert page["arxiv_id"] == KNAPFORMER_ID and page["redirect"] is True  # the id alone: redirect to the slug
     assert page["title"] == "KnapFormer: An Online Load Balancer for Efficient Diffusion Transformers Training"
     assert [a["name"] for a in page["author_list"]] == ["Kai Zhang", "Peng Wang", "Sai Bi", "Jianming Zhang",
@@ -117,8 +119,8 @@ def test_researcher_page_is_the_show_payload(http, conn):
     rid = researcher_id(SEED_PENG_WANG_ID)
     key = f"{rid}-peng-wang"
     page = get_json(http, f"/researchers/{key}?category=cs.DC")
-    route = serving.resolve_researcher(conn, key)
-    assert page == shown(serving.researcher_page(conn, route["researcher_id"], category="cs.DC", requested=key))
+    route = pages.resolve_researcher(conn, key)
+    assert page == shown(pages.researcher_page(conn, route["researcher_id"], category="cs.DC", requested=key))
     assert page["id"] == rid and page["display_name"] == "Peng Wang" and page["redirect"] is False
     assert [p["arxiv_id"] for p in page["papers"]["items"]] == [KNAPFORMER_ID]  # the cs.DC filter: KnapFormer only
     assert page["papers"]["total"] == 1 and page["papers"]["category"] == "cs.DC"
@@ -133,7 +135,7 @@ def test_institution_page_by_ror_url(http, conn, small_world):
     for key in (quote(f"https://ror.org/{bare}", safe=""), f"https://ror.org/{bare}", inst.institution_id,
                 quote("Adobe Research")):
         page = get_json(http, f"/institutions/{key}")
-        assert page == shown(serving.institution_page(conn, inst.institution_id)) | {"resolved_by": page["resolved_by"]}
+        assert page == shown(pages.institution_page(conn, inst.institution_id)) | {"resolved_by": page["resolved_by"]}
         assert page["id"] == inst.institution_id and page["json_ld"][0]["sameAs"] == [f"https://ror.org/{bare}"]
 
 
@@ -147,7 +149,7 @@ def test_search_is_core_search_with_the_floor(http, conn, embedder):  # noqa: F8
     assert [r["arxiv_id"] for r in body["results"]] == [h.arxiv_id for h in hits]
     assert body["results"][0]["arxiv_id"] == KNAPFORMER_ID
     top, hit = body["results"][0], hits[0]
-    record = serving.paper_page(conn, KNAPFORMER_ID)
+    record = pages.paper_page(conn, KNAPFORMER_ID)
     assert top == {
         "arxiv_id": KNAPFORMER_ID, "slug": record["slug"], "url": f"/papers/{record['slug']}",
         "title": record["title"], "authors": record["authors"], "primary_category": "cs.DC",
@@ -246,7 +248,7 @@ def test_other_methods_are_405(http):
 
 def test_latest_and_health(http, conn):
     body = get_json(http, "/latest?limit=5")
-    assert body["results"] == shown(serving.latest_papers(conn, 5))
+    assert body["results"] == shown(pages.latest_papers(conn, 5))
     health = get_json(http, "/health")
     pub = db.fetch_all(conn, "SELECT publication_id, schema_version FROM serving.publication")[0]
     assert health["status"] == "ok" and health["publication_id"] == pub["publication_id"]
@@ -258,7 +260,7 @@ def test_latest_and_health(http, conn):
 
 def test_every_connection_is_the_read_only_role(server):
     with server.pool.connection() as c:
-        assert c.execute("SELECT current_user").fetchone()[0] == serving.READER_ROLE
+        assert c.execute("SELECT current_user").fetchone()[0] == tables.READER_ROLE
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             c.execute("SELECT count(*) FROM wove.papers")
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
@@ -268,7 +270,7 @@ def test_every_connection_is_the_read_only_role(server):
 def test_a_reader_login_serves_too_and_a_missing_database_is_one_line(published, embedder):  # noqa: F811
     name = f"site_{uuid.uuid4().hex[:6]}"
     with db.connect(published, autocommit=True) as c:
-        serving.create_reader_login(c, name, "pw")
+        publishing.create_reader_login(c, name, "pw")
     head, _, _ = published.partition("?")
     params = psycopg.conninfo.conninfo_to_dict(published)
     reader_url = psycopg.conninfo.make_conninfo(

@@ -14,6 +14,8 @@ from wove_pipeline.arxiv.tex import slugify_paper, tex_to_text
 from wove_pipeline.database import access as db
 from wove_pipeline.sandbox.ground_truth import mention_identities
 from wove_pipeline.sandbox.people import normalize_name
+from wove_pipeline.serving import publish as publishing
+from wove_pipeline.serving.publish import PublishResult
 
 RESEARCHER_OFFSET = 200_000
 FETCHED = dt.datetime(2025, 8, 20, 12, 0, tzinfo=dt.timezone.utc)
@@ -141,3 +143,10 @@ def load_world(url: str, world) -> None:
     with db.transaction(url) as conn:
         load_static(conn, world)
         load_papers(conn, world, world.papers)
+
+
+def publish(url: str, **options) -> PublishResult:
+    """Publish the serving schema over an autocommit connection of its own, as the serving
+    asset does (``options``: serving.publish's)."""
+    with db.connect(url, autocommit=True) as conn:
+        return publishing.publish(conn, **options)

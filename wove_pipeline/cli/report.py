@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-# (label, table) for every table worth counting; tables that do not exist yet are skipped.
+from psycopg import sql
+
 from wove_pipeline.database import access as db
 
+# (label, table) for every table worth counting; tables that do not exist yet are skipped.
 TABLES = [
     ("papers", "wove.papers"),
     ("author positions", "wove.paper_authors"),
@@ -29,7 +31,7 @@ def print_summary(url: str, first: dt.date, last: dt.date) -> None:
         for label, table in TABLES:
             exists = db.fetch_value(conn, "SELECT to_regclass(%s) IS NOT NULL", (table,))
             if exists:
-                n = db.fetch_value(conn, f"SELECT count(*) FROM {table}")  # table names are ours, not data
+                n = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(db.qualified(table)))
                 print(f"  {label:<24} {n:>9,}")
         rows = db.fetch_all(
             conn,

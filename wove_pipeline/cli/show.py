@@ -10,22 +10,22 @@ import sys
 def _cmd_show(args: argparse.Namespace) -> int:
     from wove_pipeline.cli.runtime import serving_database_url
     from wove_pipeline.cli.support import connect_serving
-    from wove_pipeline.serving import publish as serving
+    from wove_pipeline.serving import pages
     with serving_database_url() as url:
         with connect_serving(url, "published") as conn:
             if args.kind == "researcher":
-                route = serving.resolve_researcher(conn, args.key)
-                payload = None if route is None else serving.researcher_page(
+                route = pages.resolve_researcher(conn, args.key)
+                payload = None if route is None else pages.researcher_page(
                     conn, route["researcher_id"], category=args.category, page=args.page, requested=args.key)
             elif args.kind == "paper":
-                payload = serving.paper_page(conn, args.key, site_url=args.site_url)
+                payload = pages.paper_page(conn, args.key, site_url=args.site_url)
             else:
-                payload = serving.institution_page(conn, args.key, site_url=args.site_url)
+                payload = pages.institution_page(conn, args.key, site_url=args.site_url)
     if payload is None:
         print(f"wove show: {args.kind} {args.key!r} not found (not in the corpus yet, or not published)",
               file=sys.stderr)
         return 1
-    print(serving.to_json(payload))
+    print(pages.to_json(payload))
     return 0
 
 
