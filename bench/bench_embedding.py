@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.results import write_section  # noqa: E402
 from wove_pipeline.database import access as db  # noqa: E402
+from wove_pipeline.partitions import DayRange  # noqa: E402
 from wove_pipeline.search.embedding import Embedder, EmbeddingModelConfig, embed_papers, paper_text  # noqa: E402
 
 COLUMNS = (
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = sandbox_rows(args.texts)
     texts = [paper_text(r[5], r[7]) for r in rows]
-    days = sorted({r[17] for r in rows})
+    days = DayRange.of(r[17] for r in rows)
     embedder = Embedder(EmbeddingModelConfig(batch_size=args.batch_size, device="cpu"))
     model = embedder.model
     model.encode(texts[:64], batch_size=args.batch_size)  # warm-up
@@ -78,9 +79,6 @@ def main(argv: list[str] | None = None) -> int:
         with db.transaction(url) as conn:
             db.copy_rows(conn, "wove.papers", COLUMNS, rows)
 
-        def tx():
-            return db.transaction(url)
-
         raw_s, stage_s, per_round = 0.0, 0.0, []
         for r in range(args.rounds):
             t0 = time.perf_counter()
@@ -89,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
             raw_t = time.perf_counter() - t0
             with db.transaction(url) as conn:
                 conn.execute("TRUNCATE wove.paper_embeddings")
-            summary = embed_papers(tx, embedder, days=days)
+            with db.connect(url, autocommit=True) as conn:
+                summary = embed_papers(conn, embedder, days=days)
             assert summary.embedded == len(texts), summary
             raw_s += raw_t
             stage_s += summary.seconds_total
@@ -97,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {r + 1}: raw {len(texts) / raw_t:.1f} texts/s, stage {summary.texts_per_second:.1f} texts/s "
                   f"(encode {summary.seconds_encoding:.1f}s of {summary.seconds_total:.1f}s)", flush=True)
 
-        again = embed_papers(tx, embedder, days=days)
+        with db.connect(url, autocommit=True) as conn:
+            again = embed_papers(conn, embedder, days=days)
         with db.transaction(url) as conn:
             stored = np.array([
                 np.array(v[1:-1].split(","), dtype=np.float32)

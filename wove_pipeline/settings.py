@@ -145,3 +145,10 @@ def upstream_keys() -> UpstreamKeys:
     """S2_API_KEY and OPENALEX_API_KEY, read when a run's client is made (never at import, so
     no key reaches the definitions or their snapshots)."""
     return UpstreamKeys(s2=os.environ.get("S2_API_KEY") or None, openalex=os.environ.get("OPENALEX_API_KEY") or None)
+
+
+def force_offline_model_loading() -> None:
+    """Hugging Face libraries load models offline (HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE, unless
+    set): the embedding model's weights are local and there is no route to the Hub anyway."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -11,6 +11,7 @@ import pytest
 
 from tests.search.conftest import paper_row, upsert_papers
 from wove_pipeline.database import access as db
+from wove_pipeline.partitions import DayRange
 from wove_pipeline.search.embedding import (
     Embedder,
     EmbeddingConfigError,
@@ -51,8 +52,10 @@ def _papers(n: int, day: dt.date = DAY, prefix: str = "2508.0") -> list[dict]:
     return [paper_row(f"{prefix}{i:04d}", f"Title number {i}", f"Abstract {i} " * (i % 7 + 1), day=day) for i in range(n)]
 
 
-def _tx(url):
-    return lambda: db.transaction(url)
+def _embed(url, embedder, days=DayRange.day(DAY)):
+    """embed_papers on an autocommit connection, as the asset runs it."""
+    with db.connect(url, autocommit=True) as conn:
+        return embed_papers(conn, embedder, days=days)
 
 
 def test_paper_text():
@@ -80,13 +83,13 @@ def test_vector_literal_round_trips(conn):
 def test_only_new_or_changed_texts_are_embedded(database_url):
     upsert_papers(database_url, _papers(20) + _papers(5, OTHER_DAY, prefix="2508.9"))
     fake = FakeEmbedder()
-    first = embed_papers(_tx(database_url), fake, days=[DAY])
+    first = _embed(database_url, fake)
     assert (first.considered, first.embedded, first.skipped_unchanged) == (20, 20, 0)
     # Longest first, for little padding per batch.
     lengths = [len(t) for t in fake.calls[0]]
     assert lengths == sorted(lengths, reverse=True)
 
-    again = embed_papers(_tx(database_url), fake, days=[DAY])
+    again = _embed(database_url, fake)
     assert (again.embedded, again.skipped_unchanged) == (0, 20)
 
     # A new version changes two texts (same day): exactly those two are embedded again.
@@ -96,7 +99,7 @@ def test_only_new_or_changed_texts_are_embedded(database_url):
     for r in (changed[3], changed[7]):
         r.update(paper_row(r["arxiv_id"], r["title"], r["abstract"], day=DAY))
     upsert_papers(database_url, changed)
-    third = embed_papers(_tx(database_url), fake, days=[DAY])
+    third = _embed(database_url, fake)
     assert third.embedded == 2
     assert sorted(fake.calls[-1]) == sorted([paper_text(changed[3]["title"], "A rewritten abstract"),
                                              paper_text("A corrected title", changed[7]["abstract"])])
@@ -110,21 +113,21 @@ def test_only_new_or_changed_texts_are_embedded(database_url):
 
 def test_model_change_re_embeds(database_url):
     upsert_papers(database_url, _papers(10))
-    embed_papers(_tx(database_url), FakeEmbedder("model-a"), days=[DAY])
+    _embed(database_url, FakeEmbedder("model-a"))
     with db.transaction(database_url) as conn:
         assert select_texts_to_embed(conn, [f"2508.0{i:04d}" for i in range(10)], "model-a") == []
         assert len(select_texts_to_embed(conn, [f"2508.0{i:04d}" for i in range(10)], "model-b")) == 10
     b = FakeEmbedder("model-b")
-    summary = embed_papers(_tx(database_url), b, days=[DAY])
+    summary = _embed(database_url, b)
     assert summary.embedded == 10
-    assert embed_papers(_tx(database_url), b, days=[DAY]).embedded == 0
+    assert _embed(database_url, b).embedded == 0
     with db.transaction(database_url) as conn:
         assert conn.execute("SELECT DISTINCT model FROM wove.paper_embeddings").fetchall() == [("model-b",)]
 
 
 def test_other_dimensions_are_stored_and_checked(database_url):
     upsert_papers(database_url, _papers(3))
-    embed_papers(_tx(database_url), FakeEmbedder("wide-model", dims=768), days=[DAY])
+    _embed(database_url, FakeEmbedder("wide-model", dims=768))
     with db.transaction(database_url) as conn:
         assert conn.execute("SELECT DISTINCT dimensions, vector_dims(embedding) FROM wove.paper_embeddings").fetchall() == [(768, 768)]
     with pytest.raises(Exception, match="paper_embeddings_dims_match"):

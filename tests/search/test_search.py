@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tests.search.conftest import paper_row, upsert_papers, world_paper_rows
 from wove_pipeline.database import access as db
+from wove_pipeline.partitions import DayRange
 from wove_pipeline.search import query as search
 from wove_pipeline.search.embedding import embed_papers
 
@@ -39,7 +40,8 @@ CORPUS = [
 def corpus_url(database_url, embedder):
     rows = [paper_row(a, t, ab, categories=c, published=p, withdrawn=a.endswith("7")) for a, t, ab, c, p in CORPUS]
     upsert_papers(database_url, rows)
-    embed_papers(lambda: db.transaction(database_url), embedder, days=[rows[0]["oai_datestamp"]])
+    with db.connect(database_url, autocommit=True) as conn:
+        embed_papers(conn, embedder, days=DayRange.day(rows[0]["oai_datestamp"]))
     return database_url
 
 
@@ -196,7 +198,8 @@ def test_title_query_ranks_own_paper_first(database_url, embedder):
     world = generate_world(seed=11, papers_per_day=70, days=8)
     rows = world_paper_rows(world)
     upsert_papers(database_url, rows)
-    embed_papers(lambda: db.transaction(database_url), embedder, days=sorted({r["oai_datestamp"] for r in rows}))
+    with db.connect(database_url, autocommit=True) as conn:
+        embed_papers(conn, embedder, days=DayRange.of(r["oai_datestamp"] for r in rows))
     visible = [r for r in rows if not r["withdrawn"]]
     sample = random.Random(0).sample(visible, 500)
     strict = ambiguous = 0
@@ -232,7 +235,8 @@ def test_ranking_past_the_candidate_caps(database_url, embedder):
                   "Mean convergence of ergodic averages; an aside on zymurgy.", categories=["math.DS"],
                   day=dt.date(2026, 2, 2)),
     ])
-    embed_papers(lambda: db.transaction(database_url), embedder, days=[dt.date(2026, 2, 2)])
+    with db.connect(database_url, autocommit=True) as conn:
+        embed_papers(conn, embedder, days=DayRange.day(dt.date(2026, 2, 2)))
     with psycopg.connect(database_url) as conn:
         vec = np.array(embedder.encode([exact + "\n" + abstract])[0], dtype=np.float32)
         rng = np.random.default_rng(0)

@@ -6,7 +6,7 @@ import dagster as dg
 from wove_pipeline.arxiv.assets import papers
 from wove_pipeline.assets.partition_metadata import per_partition_result
 from wove_pipeline.database import access as db
-from wove_pipeline.partitions import BACKFILL, daily_partitions, partition_days
+from wove_pipeline.partitions import BACKFILL, daily_partitions, day_range
 from wove_pipeline.resources import DatabaseResource
 from wove_pipeline.resources.embedder import EmbedderResource
 from wove_pipeline.search.embedding import embed_papers
@@ -30,15 +30,16 @@ EMBED_RETRY = dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENT
     ),
 )
 def paper_embeddings(context: dg.AssetExecutionContext, database: DatabaseResource, embedder: EmbedderResource):
-    days = partition_days(context)
+    days = day_range(context)
     emb = embedder.embedder()
-    summary = embed_papers(database.transaction, emb, days=days)
-    with database.transaction() as conn:
+    # An autocommit connection: embed_papers writes each chunk in a transaction of its own.
+    with database.connection() as conn:
+        summary = embed_papers(conn, emb, days=days)
         rows_by_day = {r["day"]: int(r["n"]) for r in db.fetch_all(
             conn,
             "SELECT p.oai_datestamp AS day, count(*) AS n FROM wove.paper_embeddings e JOIN wove.papers p "
             "USING (arxiv_id) WHERE p.oai_datestamp = ANY(%s) AND e.model = %s GROUP BY 1",
-            (days, emb.config.name),
+            (days.days, emb.config.name),
         )}
     context.log.info(
         f"{summary.embedded} texts embedded, {summary.skipped_unchanged} unchanged "

@@ -11,17 +11,17 @@ everything through a backfill. The model loads offline: by default from the
 from __future__ import annotations
 
 import datetime as dt
-import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import psycopg
 
 from wove_pipeline.database import access as db
+from wove_pipeline.partitions import DayRange
+from wove_pipeline.settings import force_offline_model_loading
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_DIMENSIONS = 384
@@ -90,8 +90,7 @@ class Embedder:
 
     def _load(self):
         # The weights are local: never reach for the Hub (there is no route to it anyway).
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        force_offline_model_loading()
         from sentence_transformers import SentenceTransformer
 
         model = SentenceTransformer(self.config.resolved_path(), device=self.config.device)
@@ -148,10 +147,10 @@ def select_texts_to_embed(
     return [PaperToEmbed(r["arxiv_id"], r["content_hash"], paper_text(r["title"], r["abstract"])) for r in rows]
 
 
-def papers_of_days(conn: psycopg.Connection, days: Sequence[dt.date]) -> list[str]:
+def papers_of_days(conn: psycopg.Connection, days: DayRange) -> list[str]:
     """The arxiv ids whose OAI datestamp (the partition day) is one of `days`."""
     rows = conn.execute(
-        "SELECT arxiv_id FROM wove.papers WHERE oai_datestamp = ANY(%s) ORDER BY arxiv_id", (list(days),)
+        "SELECT arxiv_id FROM wove.papers WHERE oai_datestamp = ANY(%s) ORDER BY arxiv_id", (days.days,)
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -191,29 +190,30 @@ class EmbedSummary:
         return self.embedded / self.seconds_total if self.embedded and self.seconds_total > 0 else 0.0
 
 
-TransactionFactory = Callable[[], AbstractContextManager[psycopg.Connection]]
-
-
 def embed_papers(
-    transaction: TransactionFactory,
+    conn: psycopg.Connection,
     embedder: Embedder,
     *,
-    days: Sequence[dt.date] | None = None,
+    days: DayRange | None = None,
     arxiv_ids: Sequence[str] | None = None,
     chunk_size: int = 2048,
 ) -> EmbedSummary:
     """Embed the papers of `days` (or the given ids) whose text or model changed.
 
-    Chunks of `chunk_size` texts (longest first) are encoded and written, each in its own
-    transaction: a run that stops half-way keeps what it wrote, and the re-run skips it.
-    The hash written is the one read with the text, so a paper changed meanwhile is
-    picked up again next time.
+    `conn` is an autocommit connection (``DatabaseResource.connection()``): chunks of
+    `chunk_size` texts (longest first) are encoded and written, each in its own transaction
+    on it, and no transaction is held while the model encodes: a run that stops half-way
+    keeps what it wrote, and the re-run skips it. The hash written is the one read with the
+    text, so a paper changed meanwhile is picked up again next time.
     """
     started = time.perf_counter()
     config = embedder.config
     summary = EmbedSummary(model=config.name)
-    with transaction() as conn:
-        ids = list(arxiv_ids) if arxiv_ids is not None else papers_of_days(conn, days or [])
+    with conn.transaction():
+        if arxiv_ids is not None:
+            ids = list(arxiv_ids)
+        else:
+            ids = papers_of_days(conn, days) if days is not None else []
         summary.considered = len(ids)
         todo = select_texts_to_embed(conn, ids, config.name) if ids else []
     todo.sort(key=lambda p: len(p.text), reverse=True)
@@ -222,7 +222,7 @@ def embed_papers(
         t0 = time.perf_counter()
         vectors = embedder.encode([p.text for p in chunk])
         summary.seconds_encoding += time.perf_counter() - t0
-        with transaction() as conn:
+        with conn.transaction():
             write_embeddings(
                 conn, ((p.arxiv_id, config.name, config.dimensions, p.content_hash, v) for p, v in zip(chunk, vectors))
             )
