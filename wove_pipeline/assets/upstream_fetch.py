@@ -137,10 +137,10 @@ def _warn_budget(context: dg.AssetExecutionContext, s: FetchSummary) -> None:
 
 
 # fetch(conn, client, store, days, settings) -> FetchSummary: a per-source fetch function
-Fetch = Callable[..., FetchSummary]
+FetchFunction = Callable[..., FetchSummary]
 
 
-def daily_fetch_asset(*, name: str, upstream: Upstream, fetch: Fetch, deps: Sequence,
+def daily_fetch_asset(*, name: str, upstream: Upstream, fetch: FetchFunction, deps: Sequence,
                       description: str) -> dg.AssetsDefinition:
     """A daily API-fetching asset: wove.<name> from ``fetch`` over the run's days. What they all
     share: the day partitions, a month per backfill run, retries with backoff, the group, the
