@@ -10,10 +10,10 @@ policy does not retry (the same request gets the same refusal), as in the enrich
 
 import dagster as dg
 
-from wove_pipeline.arxiv import harvest as papers_load
+from wove_pipeline.arxiv import harvest
 from wove_pipeline.assets.failures import refusals_fail_fast
 from wove_pipeline.assets.partition_metadata import per_partition_result
-from wove_pipeline.partitions import BACKFILL, daily_partitions, partition_days
+from wove_pipeline.partitions import BACKFILL, daily_partitions, day_range
 from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
 
 HARVEST_RETRY = dg.RetryPolicy(max_retries=3, delay=10, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
@@ -33,21 +33,19 @@ HARVEST_RETRY = dg.RetryPolicy(max_retries=3, delay=10, backoff=dg.Backoff.EXPON
     ),
 )
 def arxiv_records(context: dg.AssetExecutionContext, arxiv: ArxivResource, raw_store: RawStoreResource):
-    store = raw_store.store()
-    by_day = {}
     with refusals_fail_fast(), arxiv.client() as client:
-        for day in partition_days(context):
-            requests, retries = client.http.requests_sent, client.http.retries
-            s = papers_load.harvest_day(client, store, day)
-            by_day[day.isoformat()] = {
-                "dagster/row_count": s.records["arXivRaw"],
-                "pages": s.pages,
-                "records_by_format": dg.MetadataValue.json(s.records),
-                "raw_file": s.raw_file,
-                "requests": client.http.requests_sent - requests,
-                "retries": client.http.retries - retries,
-            }
-    return per_partition_result(context, by_day)
+        summaries = harvest.harvest_days(client, raw_store.store(), day_range(context))
+    return per_partition_result(context, {
+        s.day.isoformat(): {
+            "dagster/row_count": s.records["arXivRaw"],
+            "pages": s.pages,
+            "records_by_format": dg.MetadataValue.json(s.records),
+            "raw_file": s.raw_file,
+            "requests": s.requests,
+            "retries": s.retries,
+        }
+        for s in summaries
+    })
 
 
 @dg.asset(
@@ -64,13 +62,9 @@ def arxiv_records(context: dg.AssetExecutionContext, arxiv: ArxivResource, raw_s
     ),
 )
 def papers(context: dg.AssetExecutionContext, database: DatabaseResource, raw_store: RawStoreResource):
-    store = raw_store.store()
-    summaries = []
-    for day in partition_days(context):
-        parsed = papers_load.parse_day(store, day)
-        # One transaction per day: a day's papers land whole or not at all.
-        with database.transaction() as conn:
-            summaries.append(papers_load.load_day(conn, day, parsed))
+    # An autocommit connection: load_days writes each day in a transaction of its own.
+    with database.connection() as conn:
+        summaries = harvest.load_days(conn, raw_store.store(), day_range(context))
     quarantined = sum(s.quarantined for s in summaries)
     if quarantined:
         context.log.warning(f"{quarantined} arXiv records quarantined (see wove.quarantine)")

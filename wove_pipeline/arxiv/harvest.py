@@ -1,8 +1,9 @@
-"""Harvest one arXiv day into the raw layer, and load it into wove.papers.
+"""Harvest arXiv days into the raw layer, and load them into wove.papers.
 
-Two steps, matching the two assets: `harvest_day` calls the OAI server and writes the
-responses to Parquet; `load_day` re-derives the partition's papers from that file alone
-(no API call) and writes them in one transaction, so a partition lands whole or not at all.
+Two steps, matching the two assets: `harvest_days` calls the OAI server and writes each
+day's responses to Parquet (the raw partition of a day is ``DayRange.day(day).label``);
+`load_days` re-derives each day's papers from that file alone (no API call) and writes them
+in one transaction per day, so a day lands whole or not at all.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from wove_pipeline.arxiv.metadata_formats import parse_arxiv_metadata, parse_arx
 from wove_pipeline.arxiv.oai_pages import parse_oai_page
 from wove_pipeline.arxiv.paper_record import merge_paper
 from wove_pipeline.database import access as db
+from wove_pipeline.partitions import DayRange
 from wove_pipeline.upstream.gc_pause import gc_paused
 from wove_pipeline.upstream.raw_store import RawStore
 
@@ -39,6 +41,8 @@ class HarvestSummary:
     pages: int
     records: dict[str, int]
     raw_file: str
+    requests: int = 0  # HTTP requests this day took (retries included)
+    retries: int = 0
 
 
 @dataclass
@@ -65,8 +69,14 @@ class LoadSummary:
     new_papers: int  # first version submitted on this day or the day before (announcement lag)
 
 
+def harvest_days(client: ArxivOaiClient, store: RawStore, days: DayRange) -> list[HarvestSummary]:
+    """`harvest_day` for each day of the range, in order."""
+    return [harvest_day(client, store, day) for day in days]
+
+
 def harvest_day(client: ArxivOaiClient, store: RawStore, day: dt.date) -> HarvestSummary:
     """Fetch both metadata formats for one OAI day and keep every page as raw Parquet."""
+    requests, retries = client.http.requests_sent, client.http.retries
     responses: list[tuple[str, int, str, bytes]] = []
     records: dict[str, int] = {}
     for prefix in METADATA_PREFIXES:
@@ -74,14 +84,15 @@ def harvest_day(client: ArxivOaiClient, store: RawStore, day: dt.date) -> Harves
         for page in client.list_records(day, day, prefix):
             responses.append((prefix, page.page_number, page.request, page.body))
             records[prefix] += len(page.page.records)
-    path = store.write(SOURCE, day.isoformat(), responses)
-    return HarvestSummary(day=day, pages=len(responses), records=records, raw_file=path)
+    path = store.write(SOURCE, DayRange.day(day).label, responses)
+    return HarvestSummary(day=day, pages=len(responses), records=records, raw_file=path,
+                          requests=client.http.requests_sent - requests, retries=client.http.retries - retries)
 
 
 @gc_paused()
 def parse_day(store: RawStore, day: dt.date) -> ParsedDay:
     """Papers of one day from the newest raw file; bad records go to quarantine, never lost."""
-    table = store.read_latest(SOURCE, day.isoformat())
+    table = store.read_latest(SOURCE, DayRange.day(day).label)
     if table is None:
         raise FileNotFoundError(f"no raw arXiv harvest for {day}: materialize arxiv_records first")
     by_prefix: dict[str, dict[str, object]] = {p: {} for p in METADATA_PREFIXES}
@@ -122,9 +133,21 @@ def _paper_row(row: dict) -> tuple:
     return tuple(values)
 
 
+def load_days(conn: psycopg.Connection, store: RawStore, days: DayRange) -> list[LoadSummary]:
+    """Parse and load each day of the range. `conn` is an autocommit connection: each day is
+    written in a transaction of its own (a day's papers land whole or not at all), and none
+    is held while the next day's raw file is parsed."""
+    summaries = []
+    for day in days:
+        parsed = parse_day(store, day)
+        with conn.transaction():
+            summaries.append(load_day(conn, day, parsed))
+    return summaries
+
+
 def load_day(conn: psycopg.Connection, day: dt.date, parsed: ParsedDay) -> LoadSummary:
     """Write one day's papers, authors and quarantine rows. Call inside a transaction."""
-    partition = day.isoformat()
+    partition = DayRange.day(day).label
     db.advisory_lock(conn, f"papers:{partition}")
     rows = [p.as_row() for p in parsed.papers]
     ids = [r["arxiv_id"] for r in rows]
