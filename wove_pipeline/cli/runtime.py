@@ -99,12 +99,10 @@ def _instance_lock(instance) -> Iterator[None]:
     if not url or type(instance.event_log_storage).__name__ != "PostgresEventLogStorage":
         yield
         return
-    import psycopg
-
-    from wove_pipeline.database.access import advisory_lock
+    from wove_pipeline.database import access as db
     plain = "postgresql://" + url.split("://", 1)[1]
-    with psycopg.connect(plain, autocommit=True) as conn, conn.transaction():
-        advisory_lock(conn, "wove-dagster-pools")
+    with db.connect(plain, autocommit=True) as conn, conn.transaction():
+        db.advisory_lock(conn, "wove-dagster-pools")
         yield
 
 
