@@ -1,0 +1,200 @@
+"""The full re-match block by block: peak memory bounded by the largest block, not the archive.
+
+``match_all`` builds the features of every mention at once (1M mentions: 5.9 GiB). Blocks
+are independent, so a shard's blocks can come one after the other from a stream (a
+server-side cursor ordered by block, ``rematch.shard_blocks``, or a bench's generator):
+
+1. ``cluster_stream`` packs whole blocks into chunks of about ``CHUNK_MENTIONS`` mentions (a
+   block bigger than that is a chunk of its own; it is sub-blocked as in ``match_all``),
+   clusters each chunk with the same model and rule (``cluster._Run`` and
+   ``parallel.run_blocks``: the same code as ``match_all``), yields one compact
+   ``Result`` per mention and drops the chunk's features.
+2. The joins across name blocks by identical upstream ids (an ORCID, or both S2 and OpenAlex
+   author ids) and the force links of the overrides are the only decisions that read more
+   than one block. ``joined_labels`` finds, in one pass over (key, block, label) rows, the
+   clusters that hold such a key in more than one block (or an override's end), and
+   ``join_across`` runs ``cross_block``'s joins over those clusters' members alone: the
+   same keys, members and order as ``match_all`` sees, hence the same merges.
+
+Labels are unique across shards (``label_base``); researcher ids come later
+(``identity.assign_ids``, in ``rematch.finish``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from .assignment import Assignment, Link, MatchConfig
+from .corpus import CorpusStats, build_chunk_data
+from .cross_block import apply_cross_block_links, join_by_upstream_ids
+from .mentions import Mention
+from .overrides import Overrides
+
+# Mentions clustered at once (whole blocks; a bigger block alone). Small enough that a
+# chunk's features stay far below a GiB, big enough that packing small blocks into scoring
+# calls of ``MatchConfig.batch_size`` works as in match_all.
+CHUNK_MENTIONS = 20_000
+
+
+@dataclass(slots=True)
+class Result:
+    """One mention's outcome in its shard, with what the final steps read: its cluster
+    label, its link, and the fields of the joins across blocks and of the researcher rows."""
+
+    mention_id: str
+    paper_id: str
+    position: int
+    block: str
+    label: int
+    outcome: str
+    score: float | None
+    partner: str | None
+    evidence: dict[str, float] = field(default_factory=dict)
+    orcid: str | None = None
+    s2_author_id: str | None = None
+    openalex_author_id: str | None = None
+    first: str | None = None
+    last: str | None = None
+    suffix: str | None = None
+
+    def lite(self) -> Mention:
+        """A Mention with what cross_block and the researcher rows read."""
+        return Mention(self.mention_id, self.paper_id, self.position, first=self.first, last=self.last,
+                       suffix=self.suffix, orcid=self.orcid, s2_author_id=self.s2_author_id,
+                       openalex_author_id=self.openalex_author_id)
+
+
+def label_base(shard: int) -> int:
+    """First cluster label of a shard: shards never share a label."""
+    return shard << 40
+
+
+def chunks(blocks: Iterable[list[Mention]], limit: int = CHUNK_MENTIONS) -> Iterator[list[Mention]]:
+    """Whole blocks packed into chunks of at most ``limit`` mentions (a bigger block alone)."""
+    chunk: list[Mention] = []
+    for block in blocks:
+        if chunk and len(chunk) + len(block) > limit:
+            yield chunk
+            chunk = []
+        chunk.extend(block)
+        if len(chunk) >= limit:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def cluster_stream(blocks: Iterable[list[Mention]], overrides: Overrides | None = None,
+                   config: MatchConfig | None = None, *, stats: CorpusStats, first_label: int = 0,
+                   chunk_mentions: int = CHUNK_MENTIONS) -> Iterator[list[Result]]:
+    """Cluster a stream of whole name blocks chunk by chunk; one list of Results per chunk.
+    With the corpus' statistics (``corpus.CorpusStats`` over every mention of the archive,
+    not only this stream's), decisions are ``match_all``'s before its joins across blocks
+    (see ``join_across``)."""
+    from .cluster import _group_blocks, _Run
+    from .parallel import run_blocks
+
+    cfg = config or MatchConfig()
+    next_label = first_label
+    for mentions in chunks(blocks, chunk_mentions):
+        data = build_chunk_data(mentions, stats)
+        run = _Run(data, overrides, cfg, first_label=next_label)
+        run_blocks(run, _group_blocks(data))
+        next_label = run.next_label
+        out = []
+        for m, label in zip(mentions, run.labels.tolist()):
+            link = run.links[m.mention_id]
+            out.append(Result(m.mention_id, m.paper_id, m.position, m.block, label, link.outcome, link.score,
+                              link.partner, link.evidence, m.orcid, m.s2_author_id, m.openalex_author_id,
+                              m.first, m.last, m.suffix))
+        del data, run
+        yield out
+
+
+def id_keys(orcid: str | None, s2_author_id: str | None, openalex_author_id: str | None) -> list[tuple]:
+    """The keys cross_block.join_by_upstream_ids joins on."""
+    keys: list[tuple] = []
+    if orcid:
+        keys.append(("orcid", orcid))
+    if s2_author_id and openalex_author_id:
+        keys.append(("s2+oa", s2_author_id, openalex_author_id))
+    return keys
+
+
+def joined_labels(rows: Iterable[tuple[tuple, str, int]], override_labels: Iterable[int] = ()) -> set[int]:
+    """Labels of the clusters a join across blocks may touch: those holding an id key that
+    appears in more than one block (rows: (key, block, label)), and ``override_labels``
+    (clusters holding an end of a force link)."""
+    seen: dict[tuple, tuple[str | None, set[int]]] = {}
+    for key, block, label in rows:
+        got = seen.get(key)
+        if got is None:
+            seen[key] = (block, {label})
+        else:
+            first_block, labels = got
+            labels.add(label)
+            if first_block is not None and first_block != block:
+                seen[key] = (None, labels)  # None: seen in two blocks
+    out = set(override_labels)
+    for first_block, labels in seen.values():
+        if first_block is None:
+            out |= labels
+    return out
+
+
+def join_across(members: list[Result], overrides: Overrides | None, stats: dict | None = None) -> dict[str, int]:
+    """Every member of the clusters ``joined_labels`` found: run the joins across name blocks
+    on them (in match_all's order: by paper, then position) and return mention_id -> new
+    label for the members whose cluster was joined to another."""
+    from collections import defaultdict
+
+    ordered = sorted(members, key=lambda r: (r.paper_id, r.position))
+    by_id = {r.mention_id: r.lite() for r in ordered}
+    clusters = {r.mention_id: r.label for r in ordered}
+    before = dict(clusters)
+    stats = stats if stats is not None else defaultdict(int)
+    join_by_upstream_ids(clusters, by_id, overrides, stats)
+    apply_cross_block_links(clusters, by_id, overrides, stats)
+    return {mid: c for mid, c in clusters.items() if before[mid] != c}
+
+
+def override_ends(overrides: Overrides | None) -> set[str]:
+    return {mid for pair in (overrides.links if overrides else []) for mid in pair}
+
+
+def corpus_stats(blocks: Iterable[list[Mention]]) -> CorpusStats:
+    stats = CorpusStats()
+    for chunk in chunks(blocks):
+        stats.add(chunk)
+    return stats.done()
+
+
+def match_streaming(blocks: list[list[Mention]], overrides: Overrides | None = None,
+                    config: MatchConfig | None = None, *, chunk_mentions: int = CHUNK_MENTIONS) -> Assignment:
+    """The whole streaming path in memory (tests, small benches): ``match_all``'s clusters."""
+    from collections import defaultdict
+
+    stats = corpus_stats(blocks)
+    results = [r for chunk in cluster_stream(blocks, overrides, config, stats=stats, chunk_mentions=chunk_mentions)
+               for r in chunk]
+    ends = override_ends(overrides)
+    relevant = joined_labels(((k, r.block, r.label) for r in results
+                              for k in id_keys(r.orcid, r.s2_author_id, r.openalex_author_id)),
+                             (r.label for r in results if r.mention_id in ends))
+    stats: dict[str, int] = defaultdict(int)
+    moved = join_across([r for r in results if r.label in relevant], overrides, stats)
+    clusters = {r.mention_id: moved.get(r.mention_id, r.label) for r in results}
+    links = {r.mention_id: Link(r.mention_id, clusters[r.mention_id], r.outcome, r.score, r.partner, r.evidence)
+             for r in results}
+    return Assignment(clusters, links, dict(stats))
+
+
+def blocks_in_order(mentions: Iterable[Mention]) -> list[list[Mention]]:
+    """Mentions grouped by block key, blocks sorted by key (what a shard's cursor streams)."""
+    from collections import defaultdict
+
+    by_block: dict[str, list[Mention]] = defaultdict(list)
+    for m in mentions:
+        by_block[m.block].append(m)
+    return [by_block[b] for b in sorted(by_block)]
