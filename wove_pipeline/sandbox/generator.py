@@ -33,31 +33,45 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .papers import WorldBuilder, collaboration_papers, plan_slots
+from . import collaborations
+from .name_shapes import HeavyTailedNames
+from .papers import WorldBuilder, collaboration_papers, planned_slots
 from .seed_fixtures import plant_other_peng_wangs, plant_seed
+from .shape import WorldShape, resolve
 from .upstream_views import UpstreamViews, link_citations
 from .world import World
 
 
 def generate_world(seed: int = 7, papers_per_day: int = 250, days: int = 10,
-                   start_day: dt.date = dt.date(2025, 8, 4)) -> World:
-    """Build the world. Size = papers_per_day x days records (plus the seed papers and the
-    two collaboration papers). About 1.6 persons per paper, in labs of 3-12 people."""
+                   start_day: dt.date = dt.date(2025, 8, 4),
+                   shape: WorldShape | str | None = None) -> World:
+    """Build the world. Size = papers_per_day x days records (the seed and collaboration papers
+    take the place of random ones; a ``DayPlan`` day holds its own count). About 1.6 persons per
+    paper, in labs of 3-12 people. `shape`: "default" (None) or "realistic" or a ``WorldShape``
+    (shape.py); the default draws exactly what it always drew."""
     if papers_per_day < 1 or days < 1:
         raise ValueError("papers_per_day and days must be positive")
+    shape = resolve(shape)
     gen = WorldBuilder(seed, papers_per_day, days, start_day)
+    if shape.names == "heavy_tailed":
+        gen.names = HeavyTailedNames()
     inst_ids = gen.make_institutions()
-    slots = plan_slots(gen)
+    slots, planned = planned_slots(gen, shape.days)
     seed_papers = plant_seed(gen, inst_ids, slots)
     n_persons = max(200, int(len(slots) * 1.6))
     gen.make_groups(inst_ids, gen.next_person + n_persons)
     gen.build_group_picker()
     seed_pws = plant_other_peng_wangs(gen, inst_ids, slots)
-    collab = collaboration_papers(gen, inst_ids, slots)
-
-    # the seed and collaboration papers take the place of random records (any days)
-    free = [i for i, s in enumerate(slots) if s.forced_person is None]
-    drop = set(gen.rng.sample(free, min(len(free), len(seed_papers) + len(collab))))
+    if shape.collaborations:
+        collab, drop = collaborations.collaboration_papers(gen, inst_ids, slots, shape, planned)
+        # the seed papers take the place of random records (not of a planned day's)
+        free = [i for i, s in enumerate(slots) if s.forced_person is None and i not in drop and s.day not in planned]
+        drop |= set(gen.rng.sample(free, min(len(free), len(seed_papers))))
+    else:
+        collab = collaboration_papers(gen, inst_ids, slots)
+        # the seed and collaboration papers take the place of random records (any days)
+        free = [i for i, s in enumerate(slots) if s.forced_person is None and s.day not in planned]
+        drop = set(gen.rng.sample(free, min(len(free), len(seed_papers) + len(collab))))
     chosen = [s for i, s in enumerate(slots) if i not in drop]
     papers = [gen.make_paper(s) for s in chosen] + seed_papers + collab
     # v1 order gives stable S2/OpenAlex identity draws and citation links

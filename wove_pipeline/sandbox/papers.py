@@ -31,6 +31,7 @@ class Slot:
     is_new: bool
     forced_person: int | None = None
     forced_group: int | None = None
+    n_authors: int | None = None  # exactly this many authors (a DayPlan day of the realistic shape)
 
 
 class WorldBuilder(Population):
@@ -70,6 +71,30 @@ class WorldBuilder(Population):
             chosen = [members[0]]
         pi = members[0]
         if pi in chosen and len(chosen) > 1 and chosen[-1] != pi:
+            chosen.remove(pi)
+            chosen.append(pi)
+        return chosen
+
+    def pick_exactly(self, group: Group, n: int, forced: int | None) -> list[int]:
+        """`n` authors: the lab's members first, then its partners' and other labs' members."""
+        rng = self.rng
+        chosen = [] if forced is None else [forced]
+        pool = [m for m in group.members if m not in self.pinned and m != forced]
+        rng.shuffle(pool)
+        chosen += pool[:max(0, n - len(chosen))]
+        taken = set(chosen)  # membership only
+        while len(chosen) < n:
+            if group.partners and rng.random() < 0.6:
+                other = self.groups[rng.choice(group.partners)]
+            else:
+                other = self.groups[self.group_picker()]
+            cands = [m for m in other.members if m not in self.pinned and m not in taken]
+            if cands:
+                pid = rng.choice(cands)
+                chosen.insert(rng.randrange(len(chosen) + 1), pid)
+                taken.add(pid)
+        pi = group.members[0]
+        if pi in taken and chosen[-1] != pi:
             chosen.remove(pi)
             chosen.append(pi)
         return chosen
@@ -118,7 +143,10 @@ class WorldBuilder(Population):
             group = self.groups[slot.forced_group]
         else:
             group = self.groups[self.group_picker()]
-        pids = self.pick_authors(group, slot.forced_person)
+        if slot.n_authors is None:
+            pids = self.pick_authors(group, slot.forced_person)
+        else:
+            pids = self.pick_exactly(group, slot.n_authors, slot.forced_person)
         categories = list(group.categories[:1])
         for c in group.categories[1:]:
             if rng.random() < 0.45:
@@ -279,6 +307,21 @@ def plan_slots(gen: WorldBuilder) -> list[Slot]:
         for _ in range(n):
             slots.append(Slot(day, rng.random() < 0.82))
     return slots
+
+
+def planned_slots(gen: WorldBuilder, plans) -> tuple[list[Slot], set[dt.date]]:
+    """plan_slots, with every planned day's records replaced by its DayPlan's (all new)."""
+    slots = plan_slots(gen)
+    planned = {p.day for p in plans}
+    if not planned:
+        return slots, planned
+    slots = [s for s in slots if s.day not in planned]
+    for plan in plans:
+        if not gen.start_day <= plan.day <= gen.end_day:
+            raise ValueError(f"planned day {plan.day} outside {gen.start_day}..{gen.end_day}")
+        slots += [Slot(plan.day, True, n_authors=plan.authors_per_paper) for _ in range(plan.records)]
+    slots.sort(key=lambda s: s.day)
+    return slots, planned
 
 
 def collaboration_papers(gen: WorldBuilder, inst_ids: list[str], slots: list[Slot]) -> list[Paper]:

@@ -109,6 +109,7 @@ class Population:
         self.pinned: set[int] = set()  # planted persons never drawn at random
         self.next_person = 2  # 1 is reserved for the seed Peng Wang
         self.used_numbers: set[int] = set()
+        self.names = None  # a name drawer with .draw(rng) (name_shapes.HeavyTailedNames); None: the default pools
 
     # -- ids ----------------------------------------------------------------------------
 
@@ -168,6 +169,8 @@ class Population:
 
     def random_name(self) -> tuple[str, str, str | None]:
         rng = self.rng
+        if self.names is not None:
+            return self.names.draw(rng)
         r = rng.random()
         if r < 0.5:
             family = weighted(rng, CJK_FAMILIES)
