@@ -38,6 +38,8 @@ from wove_pipeline.matching.cluster import assign_incremental, match_all
 from wove_pipeline.matching.identity import Redirect, assign_ids
 from wove_pipeline.matching.mentions import MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
 from wove_pipeline.matching.names import make_name, normalize_text
+from wove_pipeline.matching import profile_store
+from wove_pipeline.matching.profile_run import match_by_profiles
 from wove_pipeline.matching.overrides import Overrides
 from wove_pipeline.matching.scoring import TEXT_TERMS_VERSION, text_term_counts
 from wove_pipeline.upstream.gc_pause import gc_paused
@@ -374,7 +376,9 @@ def match_researchers(
     overrides = load_overrides(conn)
     inputs = changed_inputs(conn)  # papers whose inputs moved, or never matched
     scoped = not full and _links_have_blocks(conn)
-    if scoped:
+    if scoped and (by_profile := match_by_profiles(conn, inputs, overrides, config, now)) is not None:
+        return by_profile  # the day's positions scored against profiles (profile_run.py)
+    if scoped:  # link by link: current links break an override
         mentions, evidence, papers = _load_scoped(conn, inputs, overrides)
     else:
         (mentions, evidence), papers = load_mentions(conn), None
@@ -444,6 +448,7 @@ def match_researchers(
         ((*_researcher_row(rid, members[rid], profiles), now) for rid in live_touched),
         key=("researcher_id",),
     )
+    profile_store.refresh(conn, members, live_touched, now)  # the profiles the daily runs score against
     # Links: remove those being rewritten (and those of vanished positions), then COPY.
     stale = [(_split_mention_id(mid)) for mid in previous if mid not in by_id or mid in rewrite]
     if stale:

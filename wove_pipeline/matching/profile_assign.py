@@ -1,0 +1,383 @@
+"""The daily assignment by profile: new mentions, newest first, scored against the
+representatives of the candidate profiles of their name block, not every member.
+
+The rule is ``cluster.assign_incremental``'s (the same learned pair model, threshold and
+"not sure" band): a new mention joins the viable profile with the highest mean probability
+if it is >= the threshold, opens a "not sure" profile between ``unsure_low`` and the
+threshold, a plain new one below; a cannot-link with any member makes a profile no
+candidate, a must-link forces it; later new mentions see the profiles opened or joined
+earlier in the run. What changes is where the evidence comes from:
+
+* the **mean** is the representatives' probabilities weighted by the members each stands
+  for (exact while every member is a representative);
+* **cannot- and must-links** come from the aggregates, over every member: a name form of
+  the block incompatible with the mention, another ORCID (cannot), the same ORCID (must),
+  a forced split or link with a member (overrides, through ``linked``);
+* the **name features** that read the whole block (how many mentions' names fit either
+  side, distinct first names, how common the full name is) are computed from every
+  profile's name-form counts, as if every member were loaded;
+* **across blocks**, identical upstream ids (an ORCID, or an S2 and an OpenAlex author id
+  on one mention) join a new mention's profile to an existing one of another block with a
+  compatible name (``cross_block.join_by_upstream_ids``'s rule), the candidates found by
+  the profiles' id index.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from .assignment import Assignment, Link, MatchConfig
+from .cluster import _explain, _override_matrices, _Run
+from .mentions import Mention, normalize_orcid
+from .model import score_pairs
+from .names import Name, name_evidence, names_compatible
+from .overrides import Overrides
+from .profiles import Profile, build_profile, form_name
+from .scoring import BlockNames, block_names, build_data, combine_block_names, name_frequency, sigmoid
+
+
+def _keys(m: Mention) -> list[tuple]:
+    out = []
+    orcid = normalize_orcid(m.orcid)
+    if orcid:
+        out.append(("orcid", orcid))
+    if m.s2_author_id and m.openalex_author_id:
+        out.append(("s2+oa", m.s2_author_id, m.openalex_author_id))
+    return out
+
+
+def _profile_keys(p: Profile) -> list[tuple]:
+    return [("orcid", o) for o in p.orcids] + [("s2+oa", *pair.split("|", 1)) for pair in p.id_pairs]
+
+
+class _Compat:
+    """name_evidence between names, cached (a block's forms meet each new name once)."""
+
+    def __init__(self):
+        self.cache: dict[tuple[Name, Name], bool] = {}
+
+    def __call__(self, a: Name, b: Name) -> bool:
+        k = (a, b)
+        v = self.cache.get(k)
+        if v is None:
+            v = self.cache[k] = name_evidence(a, b) != "incompatible"
+        return v
+
+
+def assign_by_profiles(
+    profiles: dict[int, Profile],
+    reps: dict[str, Mention],
+    new_mentions: list[Mention],
+    overrides: Overrides | None = None,
+    config: MatchConfig | None = None,
+    *,
+    linked: dict[str, int] | None = None,
+    first_label: int | None = None,
+) -> Assignment:
+    """Assign ``new_mentions`` onto ``profiles`` (label -> Profile: every profile with a
+    member in the new mentions' blocks, and those sharing an upstream id with them).
+    ``reps`` holds the representatives' mentions (those of profiles no new mention can
+    join by name may be left out). ``linked``: mention -> label of the members that
+    overrides name. Returns the new mentions' clusters and links; new profiles get labels
+    from ``first_label`` (default: above every profile's)."""
+    cfg = config or MatchConfig()
+    linked = linked or {}
+    new_mentions = list(new_mentions)
+    if not new_mentions:
+        return Assignment({}, {}, {})
+    first = first_label if first_label is not None else (max(profiles) + 1 if profiles else 0)
+    new_blocks = {m.block for m in new_mentions}
+    compat = _Compat()
+
+    # every name form of the touched blocks, with its count (the members' and the day's)
+    block_forms: dict[str, Counter] = defaultdict(Counter)
+    forms_of: dict[int, dict[str, list[Name]]] = {}
+    for label, p in profiles.items():
+        per: dict[str, list[Name]] = defaultdict(list)
+        for f, c in p.name_forms.items():
+            n = form_name(f)
+            per[n.block].append(n)
+            if n.block in new_blocks:
+                block_forms[n.block][n] += c
+        forms_of[label] = per
+    for m in new_mentions:
+        block_forms[m.block][m.name] += 1
+
+    old: list[Mention] = []
+    old_label: list[int] = []
+    old_weight: list[float] = []
+    for label in sorted(profiles):
+        for r in profiles[label].representatives:
+            if r.block in new_blocks and r.mention_id in reps:
+                old.append(reps[r.mention_id])
+                old_label.append(label)
+                old_weight.append(r.weight)
+    data = build_data(old + new_mentions)
+    every_form = list({n for c in block_forms.values() for n in c})
+    data.name_lambda = name_frequency(list(data.variants) + every_form)[: len(data.variants)]
+    run = _Run(data, overrides, cfg, first_label=first)
+    n_old = len(old)
+    run.labels[:n_old] = old_label
+    weight = np.ones(len(data), dtype=np.float64)
+    weight[:n_old] = old_weight
+
+    # profile-level constraints of each new mention, over every member (aggregates)
+    split_of: dict[str, set[str]] = defaultdict(set)
+    link_of: dict[str, set[str]] = defaultdict(set)
+    for a, b in (overrides.splits if overrides else []):
+        split_of[a].add(b)
+        split_of[b].add(a)
+    for a, b in (overrides.links if overrides else []):
+        link_of[a].add(b)
+        link_of[b].add(a)
+    bad: dict[int, set[int]] = {}
+    must: dict[int, set[int]] = {}
+    for k, m in enumerate(new_mentions):
+        i = n_old + k
+        orcid = normalize_orcid(m.orcid)
+        b, f = set(), set()
+        for label, per in forms_of.items():
+            forms = per.get(m.block)
+            if not forms:
+                continue
+            p = profiles[label]
+            if not all(compat(m.name, n) for n in forms) or (orcid and any(o != orcid for o in p.orcids)):
+                b.add(label)
+            elif orcid and orcid in p.orcids:
+                f.add(label)
+        b |= {linked[x] for x in split_of.get(m.mention_id, ()) if x in linked}
+        f |= {linked[x] for x in link_of.get(m.mention_id, ()) if x in linked}
+        bad[i], must[i] = b, f - b
+
+    # the blocks' name tables, their block-wide counts from every form
+    def names_of(idx: np.ndarray) -> BlockNames:
+        bn = block_names(data, idx)
+        forms = block_forms[data.blocks[int(idx[0])]]
+        variants = [data.variants[int(g)] for g in bn.uniq]
+        amb = np.array([float(sum(c for n, c in forms.items() if compat(v, n))) for v in variants])
+        amb[amb <= 0] = 1.0
+        firsts = float(len({n.first for n in forms if n.given and not n.first_is_initial}))
+        return BlockNames(bn.uniq, bn.compat, bn.grade, bn.middle_eq, amb, np.full(len(variants), firsts))
+
+    calls: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
+    pack: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
+    size = 0
+
+    def flush() -> None:
+        if pack:
+            calls.append((np.concatenate([o for o, _, _ in pack]), np.concatenate([nw for _, nw, _ in pack]),
+                          combine_block_names([bn for _, _, bn in pack])))
+            pack.clear()
+
+    from .cluster import _group_blocks
+
+    for idx in _group_blocks(data):
+        o, nw = idx[idx < n_old], idx[idx >= n_old]
+        if len(nw) == 0:
+            continue
+        keys = [data.mentions[i].sort_date for i in nw]
+        nw = nw[sorted(range(len(nw)), key=keys.__getitem__, reverse=True)]
+        bn = names_of(idx)
+        if len(idx) > cfg.batch_size // 2:
+            calls.append((o, nw, bn))
+            continue
+        if size + len(idx) > cfg.batch_size:
+            flush()
+            size = 0
+        pack.append((o, nw, bn))
+        size += len(idx)
+    flush()
+    for o, nw, bn in calls:
+        _assign(run, o, nw, bn, weight, bad, must)
+
+    clusters = {m.mention_id: int(run.labels[n_old + k]) for k, m in enumerate(new_mentions)}
+    links = {m.mention_id: run.links[m.mention_id] for m in new_mentions}
+    _join_across_blocks(clusters, new_mentions, profiles, forms_of, first, overrides, linked, run.stats)
+    for mid, c in clusters.items():
+        links[mid].cluster = c
+    return Assignment(clusters, links, dict(run.stats))
+
+
+def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight: np.ndarray,
+            bad_of: dict[int, set[int]], must_of: dict[int, set[int]]) -> None:
+    """_Run.assign with weighted members and the profiles' own constraints."""
+    d, cfg, w = run.data, run.cfg, run.model
+    pool = np.concatenate([old, new]).astype(np.int64)
+    n_old = len(old)
+    lab = np.full(len(pool), -1, dtype=np.int64)
+    lab[:n_old] = run.labels[old]
+    pw = weight[pool]
+    step = max(1, cfg.chunk_cells // max(1, len(pool)))
+    pending: list[tuple[int, int, int, float | None, str]] = []
+    for s0 in range(0, len(new), step):
+        rows = new[s0: s0 + step]
+        L, cannot, must, _ = score_pairs(d, rows, pool, bn, w)
+        cannot, must = _override_matrices(d, rows, pool, run.ov, cannot.copy(), must.copy())
+        P = sigmoid(L)
+        for r in range(len(rows)):
+            pos = n_old + s0 + r
+            i = int(rows[r])
+            assigned = np.flatnonzero(lab >= 0)
+            outcome, best, score, partner = "new", -1, None, None
+            if len(assigned):
+                labs = lab[assigned]
+                uniq, inv = np.unique(labs, return_inverse=True)
+                ww = pw[assigned]
+                mean = np.bincount(inv, weights=P[r, assigned] * ww) / np.bincount(inv, weights=ww)
+                bad = np.bincount(inv, weights=cannot[r, assigned].astype(np.float64)) > 0
+                forced = np.bincount(inv, weights=must[r, assigned].astype(np.float64)) > 0
+                pb, pm = bad_of.get(i, ()), must_of.get(i, ())
+                if pb or pm:
+                    bad |= np.isin(uniq, list(pb))
+                    forced |= np.isin(uniq, list(pm))
+                forced &= ~bad
+                viable = np.flatnonzero(~bad)
+                if forced.any():
+                    k = int(np.flatnonzero(forced)[np.argmax(mean[forced])])
+                    outcome, best, score = "forced", int(uniq[k]), float(mean[k])
+                elif len(viable):
+                    k = int(viable[np.argmax(mean[viable])])
+                    score = float(mean[k])
+                    if score >= run.threshold:
+                        outcome, best = "linked", int(uniq[k])
+                    elif score >= run.unsure_low:
+                        outcome = "not_sure"
+                if best >= 0:
+                    inside = assigned[labs == best]
+                    partner = int(pool[inside[np.argmax(P[r, inside])]])
+            if best < 0:
+                best = run.new_label()
+            lab[pos] = best
+            run.labels[i] = best
+            pending.append((i, partner if partner is not None else -1, best, score, outcome))
+    I = [p[0] for p in pending if p[1] >= 0]
+    J = [p[1] for p in pending if p[1] >= 0]
+    ev = iter(_explain(d, bn, w, I, J))
+    for i, j, lb, sc, oc in pending:
+        mid = d.mentions[i].mention_id
+        run.links[mid] = Link(mid, lb, oc, None if sc is None else round(sc, 4),
+                              d.mentions[j].mention_id if j >= 0 else None, next(ev) if j >= 0 else {})
+        run.stats[oc] += 1
+
+
+def _join_across_blocks(clusters: dict[str, int], new: list[Mention], profiles: dict[int, Profile],
+                        forms_of: dict[int, dict[str, list[Name]]], first: int, overrides: Overrides | None,
+                        linked: dict[str, int], stats) -> None:
+    """Identical upstream ids and forced links join a new mention's profile to one of
+    another name block (join_by_upstream_ids / apply_cross_block_links over profiles)."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while x in parent:
+            x = parent[x]
+        return x
+
+    splits = overrides.split_set() if overrides else set()
+
+    def members(label: int) -> list[Mention]:
+        return [m for m in new if find(clusters[m.mention_id]) == label]
+
+    def refused(la: int, lb: int) -> bool:
+        ma, mb = members(la), members(lb)
+        oa = {normalize_orcid(m.orcid) for m in ma} - {None}
+        ob = {normalize_orcid(m.orcid) for m in mb} - {None}
+        for lab, o in ((la, oa), (lb, ob)):
+            if lab in profiles:
+                o |= set(profiles[lab].orcids)
+        if oa and ob and oa != ob:
+            return True
+        if {m.paper_id for m in ma} & {m.paper_id for m in mb}:
+            return True
+        ida = {m.mention_id for m in ma} | {x for x, lab in linked.items() if find(lab) == la}
+        idb = {m.mention_id for m in mb} | {x for x, lab in linked.items() if find(lab) == lb}
+        return any((x in ida and y in idb) or (x in idb and y in ida) for x, y in splits)
+
+    def join(la: int, lb: int, what: str) -> None:
+        fa, fb = la >= first and la not in profiles, lb >= first and lb not in profiles
+        keep, drop = (lb, la) if fa and not fb else (la, lb) if fb and not fa else (min(la, lb), max(la, lb))
+        parent[drop] = keep
+        stats[what] += 1
+
+    holders: dict[tuple, list] = defaultdict(list)
+    for label in sorted(profiles):
+        for key in _profile_keys(profiles[label]):
+            holders[key].append(("p", label))
+    for m in new:
+        for key in _keys(m):
+            holders[key].append(("m", m))
+    for key in sorted(holders, key=str):
+        hs = holders[key]
+        if not any(kind == "m" for kind, _ in hs) or len(hs) < 2:
+            continue
+        kind, anchor = hs[0]
+        if kind == "p":
+            a_blocks = set(forms_of[anchor])
+            a_names = [n for ns in forms_of[anchor].values() for n in ns]
+            a_label = anchor
+        else:
+            a_blocks, a_names, a_label = {anchor.block}, [anchor.name], clusters[anchor.mention_id]
+        for kind, other in hs[1:]:
+            if kind != "m":
+                continue  # two earlier profiles stay apart (a full re-match revisits them)
+            la, lb = find(a_label), find(clusters[other.mention_id])
+            if la == lb or other.block in a_blocks:
+                continue
+            fresh_a = la >= first and la not in profiles
+            fresh_b = lb >= first and lb not in profiles
+            if not (fresh_a or fresh_b):
+                continue
+            if not any(names_compatible(n, other.name) for n in a_names):
+                continue
+            if refused(la, lb):
+                stats["id_join_refused"] += 1
+                continue
+            join(la, lb, "id_join_cross_block")
+    for a, b in (overrides.links if overrides else []):
+        la = find(clusters[a]) if a in clusters else (find(linked[a]) if a in linked else None)
+        lb = find(clusters[b]) if b in clusters else (find(linked[b]) if b in linked else None)
+        if la is None or lb is None or la == lb or (a not in clusters and b not in clusters):
+            continue
+        if refused(la, lb):
+            stats["force_link_refused"] += 1
+            continue
+        join(la, lb, "force_link_cross_block")
+    for mid in clusters:
+        clusters[mid] = find(clusters[mid])
+
+
+def update_profiles(profiles: dict[int, Profile], new_mentions: list[Mention], clusters: dict[str, int]) -> dict[int, Profile]:
+    """The day's members into their profiles (in place), new profiles built: the touched
+    profiles by label."""
+    touched: dict[int, Profile] = {}
+    fresh: dict[int, list[Mention]] = defaultdict(list)
+    for m in sorted(new_mentions, key=lambda m: m.sort_date):
+        label = clusters[m.mention_id]
+        if label in profiles:
+            profiles[label].add(m)
+            touched[label] = profiles[label]
+        else:
+            fresh[label].append(m)
+    for label, ms in fresh.items():
+        touched[label] = profiles[label] = build_profile(label, ms)
+    return touched
+
+
+def incremental_by_profiles(old: list[Mention], old_clusters: dict[str, int], new: list[Mention],
+                            overrides: Overrides | None = None, config: MatchConfig | None = None) -> Assignment:
+    """In memory (evaluation): profiles of the existing clusters, the new mentions assigned
+    onto them. Returns every mention's cluster."""
+    from .profiles import build_profiles
+
+    profiles = build_profiles(old, old_clusters)
+    by_id = {m.mention_id: m for m in old}
+    reps = {r.mention_id: by_id[r.mention_id] for p in profiles.values() for r in p.representatives}
+    first = max(old_clusters.values()) + 1 if old_clusters else 0
+    inc = assign_by_profiles(profiles, reps, [m for m in new if m.mention_id not in old_clusters], overrides, config,
+                             linked={m: c for m, c in old_clusters.items() if overrides and m in overrides.involved()},
+                             first_label=first)
+    clusters = {**old_clusters, **inc.clusters}
+    links = {mid: Link(mid, c, "existing", None) for mid, c in old_clusters.items()}
+    links.update(inc.links)
+    return Assignment(clusters, links, inc.stats)

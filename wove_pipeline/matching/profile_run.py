@@ -1,0 +1,195 @@
+"""An incremental matching run by profile: what a day costs does not depend on the archive.
+
+``match_by_profiles`` is the incremental branch of ``researchers.match_researchers``. It
+reads the papers whose inputs moved, the profiles of their name blocks (and those sharing an
+upstream id with them: profile_store), and the representatives' positions of the profiles a
+new position may join by name; assigns the new positions by profile (profile_assign); and
+writes, in the run's transaction, the links (with their evidence), the touched researchers'
+rows, their profiles, redirects and id events, as the link-by-link run does.
+
+Profiles that are stale (a researcher row written after its profile) and those of
+researchers losing positions (re-decided papers) are rebuilt from their links first. Where
+current links break an override, the run returns None and the caller runs link by link
+(which re-opens those positions and then rebuilds the touched researchers' profiles).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from wove_pipeline.database import access as db
+
+from . import profile_store
+from .assignment import MatchConfig
+from .identity import Redirect, assign_ids
+from .names import normalize_text
+from .overrides import Overrides
+from .profile_assign import _Compat, assign_by_profiles, update_profiles
+from .profiles import Profile, build_profile, form_name
+
+
+def _researcher_row(p: Profile, names: dict[str, str]) -> tuple:
+    name = p.display_name(names)
+    return (p.label, name, normalize_text(name), p.mention_count,
+            p.orcids.most_common(1)[0][0] if p.orcids else None, sorted(p.s2_ids), sorted(p.openalex_ids))
+
+
+def _upstream_names(conn: psycopg.Connection, profiles: list[Profile]) -> dict[str, str]:
+    s2 = sorted({i for p in profiles for i in p.s2_ids})
+    oa = sorted({i for p in profiles for i in p.openalex_ids})
+    return dict(conn.execute(
+        "SELECT author_id, name FROM wove.s2_authors WHERE author_id = ANY(%s) AND name IS NOT NULL UNION ALL"
+        " SELECT author_id, display_name FROM wove.openalex_authors WHERE author_id = ANY(%s)"
+        " AND display_name IS NOT NULL", (s2, oa)).fetchall())
+
+
+def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], overrides: Overrides,
+                      config: MatchConfig | None, now: dt.datetime):
+    from . import researchers as R
+
+    ends = sorted({R._split_mention_id(mid)[0] for pair in [*overrides.links, *overrides.splits] for mid in pair})
+    linked: dict[str, int] = {}
+    if ends:
+        linked = {R.mention_id(a, p): r for a, p, r in conn.execute(
+            "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)", (ends,))}
+        if R._broken_overrides(overrides, linked):
+            return None
+    if profile_store.needs_backfill(conn):
+        profile_store.rebuild_all(conn, now)
+    seeds = sorted(inputs)
+    mentions, evidence = R.load_mentions(conn, seeds)
+    by_id = {m.mention_id: m for m in mentions}
+    state = dict(conn.execute(
+        "SELECT arxiv_id, content FROM wove.matching_state ms WHERE arxiv_id = ANY(%(ids)s)"
+        " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)", {"ids": seeds}).fetchall())
+    changed = {p for p, h in evidence.items() if state.get(p) != h}
+    previous = {R.mention_id(a, p): r for a, p, r in conn.execute(
+        "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)", (seeds,))}
+    gone = sorted(set(state) - set(evidence))
+    if not changed and set(previous) == set(by_id):
+        R._store_inputs(conn, inputs, set(), evidence, now)
+        positions, researchers = R._totals(conn)
+        return R.MatchSummary(positions, 0, "unchanged", researchers, 0, 0, 0, 0, 0, len(mentions))
+
+    new_ids = {mid for mid, m in by_id.items() if m.paper_id in changed or mid not in previous}
+    redecided = {mid: rid for mid, rid in previous.items() if mid in new_ids or mid not in by_id}
+    new = [by_id[mid] for mid in sorted(new_ids)]
+    profiles, stale = profile_store.load_candidates(conn, new)
+    losing = set(redecided.values())
+    rebuild = sorted(set(stale) | losing)
+    if rebuild:
+        for rid in rebuild:
+            profiles.pop(rid, None)
+        for rid, ms in profile_store.members_of(conn, rebuild).items():
+            ms = [m for m in ms if m.mention_id not in redecided]
+            if ms:
+                profiles[rid] = build_profile(rid, ms)
+
+    # representatives of the profiles a new position may join by name
+    compat = _Compat()
+    wanted: set[tuple[str, int]] = set()
+    for label, p in profiles.items():
+        per: dict[str, list] = defaultdict(list)
+        for f in p.name_forms:
+            n = form_name(f)
+            per[n.block].append(n)
+        if any(per.get(m.block) and all(compat(m.name, n) for n in per[m.block]) for m in new):
+            wanted |= {R._split_mention_id(r.mention_id) for r in p.representatives if r.block in per}
+    rep_mentions, _ = R.load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted)
+    reps = {m.mention_id: m for m in rep_mentions}
+
+    next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
+    assignment = assign_by_profiles(profiles, reps, new, overrides, config,
+                                    linked={m: r for m, r in linked.items() if m not in new_ids}, first_label=next_id)
+
+    # stable ids: each involved researcher stands for its remaining members (pseudo
+    # mentions, as many as decide the identity rules: one more than the run re-decides)
+    involved = losing | {c for c in assignment.clusters.values() if c < next_id}
+    counts = dict(conn.execute("SELECT researcher_id, mention_count FROM wove.researchers WHERE researcher_id = ANY(%s)",
+                               (sorted(involved),)).fetchall())
+    lost = Counter(redecided.values())
+    cap = 1 + len(redecided)
+    prev_map = {mid: rid for mid, rid in redecided.items() if mid in by_id}
+    clusters = dict(assignment.clusters)
+    for rid in sorted(involved):
+        for k in range(max(0, min(counts.get(rid, 0) - lost[rid], cap))):
+            clusters[f"~{rid}:{k}"] = prev_map[f"~{rid}:{k}"] = rid
+    redirects = {r["old_id"]: Redirect(r["old_id"], r["new_id"], r["reason"], r["redirected_at"]) for r in db.fetch_all(
+        conn, "SELECT * FROM wove.researcher_redirects WHERE new_id = ANY(%s)", (sorted(involved),))}
+    identity = assign_ids(prev_map, clusters, redirects=redirects, next_id=next_id, at=now)
+    ids = {mid: rid for mid, rid in identity.mention_ids.items() if not mid.startswith("~")}
+    retired = sorted(set(identity.retired))
+
+    # links: the re-decided ones go, the new ones are written with their evidence
+    stale_links = [R._split_mention_id(mid) for mid in redecided]
+    if stale_links:
+        conn.execute(
+            "DELETE FROM wove.researcher_mentions rm USING unnest(%s::text[], %s::int[]) AS s(arxiv_id, position) "
+            "WHERE rm.arxiv_id = s.arxiv_id AND rm.position = s.position",
+            ([a for a, _ in stale_links], [p for _, p in stale_links]))
+    rows, not_sure = [], 0
+    for mid in sorted(new_ids):
+        arxiv_id, position = R._split_mention_id(mid)
+        link = assignment.links[mid]
+        not_sure += link.outcome == "not_sure"
+        rows.append((arxiv_id, position, ids[mid], link.outcome, link.score,
+                     Jsonb({"partner": link.partner, "features": link.evidence}), now, by_id[mid].block))
+    db.copy_rows(conn, "wove.researcher_mentions",
+                 ("arxiv_id", "position", "researcher_id", "outcome", "score", "evidence", "matched_at", "block"), rows)
+
+    # profiles: a day's joins update in place; researchers whose members moved otherwise
+    # (re-decided, merged, split) are rebuilt from their links
+    label_of = assignment.clusters
+    simple: dict[int, list] = defaultdict(list)
+    complex_ids: set[int] = set(losing) - set(retired)
+    for mid in new_ids:
+        rid, label = ids[mid], label_of[mid]
+        if label >= next_id or (rid == label and label in profiles):
+            simple[rid].append(by_id[mid])
+        else:
+            complex_ids.add(rid)
+    for rid in complex_ids:
+        simple.pop(rid, None)
+    done: dict[int, Profile] = {}
+    existing = {rid: profiles[rid] for rid in simple if rid in profiles}
+    update_profiles(existing, [m for rid in existing for m in simple[rid]], {m.mention_id: rid for rid in existing
+                                                                               for m in simple[rid]})
+    done.update(existing)
+    for rid, ms in simple.items():
+        if rid not in existing:
+            done[rid] = build_profile(rid, ms)
+    for rid, ms in profile_store.members_of(conn, sorted(complex_ids - set(retired))).items():
+        done[rid] = build_profile(rid, ms)
+    live = sorted(done)
+    names = _upstream_names(conn, list(done.values()))
+    db.upsert_rows(conn, "wove.researchers",
+                   ("researcher_id", "display_name", "normalized_name", "mention_count", "orcid", "s2_author_ids",
+                    "openalex_author_ids", "updated_at"),
+                   ((*_researcher_row(done[rid], names), now) for rid in live), key=("researcher_id",))
+    emptied = sorted((set(losing) - set(done)) - set(retired))
+    retired = sorted(set(retired) | set(emptied))
+    if retired:
+        conn.execute("DELETE FROM wove.researchers WHERE researcher_id = ANY(%s)", (retired,))
+    profile_store.save(conn, done, now)
+    new_rows = list(identity.new_redirects)
+    for rid in emptied:
+        new_rows.append(Redirect(rid, None, "orphaned", now))
+    changed_redirects = list(identity.redirects.values()) + [r for r in new_rows if r.old_id in emptied]
+    db.upsert_rows(conn, "wove.researcher_redirects", ("old_id", "new_id", "reason", "redirected_at"),
+                   ((r.old_id, r.new_id, r.reason, r.at or now) for r in changed_redirects), key=("old_id",))
+    db.copy_rows(conn, "wove.researcher_id_events", ("kind", "old_id", "new_id", "happened_at"),
+                 ((r.reason, r.old_id, r.new_id, r.at or now) for r in new_rows))
+    conn.execute("SELECT setval('wove.researcher_id_seq', %s, false)", (max(identity.next_id, next_id),))
+    R._store_inputs(conn, inputs, changed, evidence, now)
+    R._forget_own_links(conn)
+    if gone:
+        conn.execute("DELETE FROM wove.matching_state WHERE arxiv_id = ANY(%s)", (gone,))
+    positions, researchers = R._totals(conn)
+    return R.MatchSummary(
+        mentions=positions, new_mentions=len(new_ids), mode="incremental", researchers=researchers,
+        touched_researchers=len(live), created=len(identity.created), retired=len(retired), links_written=len(rows),
+        not_sure=not_sure, positions_loaded=len(mentions) + len(reps))

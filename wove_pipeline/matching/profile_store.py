@@ -1,0 +1,145 @@
+"""Researcher profiles in the database (wove.researcher_profiles, migration 0017): read by
+name block and upstream id, written in the matching run's transaction, rebuilt from a
+researcher's links where a run finds one stale or missing."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+
+import numpy as np
+import psycopg
+from psycopg.types.json import Jsonb
+
+from wove_pipeline.database import access as db
+
+from .mentions import Mention
+from .profiles import Profile, Representative, build_profile
+
+COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors", "venues", "affiliations",
+           "categories", "centroid", "s2_author_ids", "openalex_author_ids", "orcids", "id_counts", "first_year",
+           "last_year", "representatives", "built_at")
+
+# A profile with its freshness: current when built at or after its researcher's row was
+# written and counting as many members.
+SELECT_SQL = """
+SELECT p.researcher_id, p.blocks, p.mention_count, p.name_forms, p.coauthors, p.venues, p.affiliations,
+       p.categories, p.centroid, p.s2_author_ids, p.openalex_author_ids, p.orcids, p.id_counts, p.first_year,
+       p.last_year, p.representatives, p.built_at,
+       (p.built_at >= r.updated_at AND p.mention_count = r.mention_count) AS fresh
+FROM wove.researcher_profiles p JOIN wove.researchers r USING (researcher_id)
+WHERE p.blocks && %(blocks)s OR p.orcids && %(orcids)s
+   OR (p.s2_author_ids && %(s2)s AND p.openalex_author_ids && %(oa)s)
+"""
+
+
+def pack_centroid(c: Counter) -> bytes:
+    if not c:
+        return b""
+    idx = np.fromiter(c.keys(), dtype="<u4", count=len(c))
+    cnt = np.fromiter(c.values(), dtype="<u4", count=len(c))
+    return np.column_stack([idx, cnt]).astype("<u4").tobytes()
+
+
+def unpack_centroid(raw: bytes | None) -> Counter:
+    if not raw:
+        return Counter()
+    a = np.frombuffer(bytes(raw), dtype="<u4").reshape(-1, 2)
+    return Counter(dict(zip(a[:, 0].tolist(), a[:, 1].tolist())))
+
+
+def profile_row(p: Profile, now: dt.datetime) -> tuple:
+    return (
+        p.label, sorted(p.blocks), p.mention_count, Jsonb(dict(p.name_forms)), Jsonb(dict(p.coauthors)),
+        Jsonb(dict(p.venues)), Jsonb(dict(p.affiliations)), Jsonb(dict(p.categories)), pack_centroid(p.centroid),
+        sorted(p.s2_ids), sorted(p.openalex_ids), sorted(p.orcids),
+        Jsonb({"s2": dict(p.s2_ids), "openalex": dict(p.openalex_ids), "orcid": dict(p.orcids),
+               "pairs": dict(p.id_pairs)}),
+        p.first_year, p.last_year,
+        Jsonb([[r.mention_id, r.weight, r.block, sorted(r.tokens)] for r in p.representatives]), now,
+    )
+
+
+def from_row(row: tuple) -> Profile:
+    (rid, _blocks, count, forms, coauthors, venues, affiliations, categories, centroid, _s2, _oa, _orcids, ids,
+     first_year, last_year, reps) = row[:16]
+    return Profile(
+        label=int(rid), mention_count=int(count), name_forms=Counter(forms), coauthors=Counter(coauthors),
+        venues=Counter(venues), affiliations=Counter(affiliations), categories=Counter(categories),
+        centroid=unpack_centroid(centroid), s2_ids=Counter(ids.get("s2", {})),
+        openalex_ids=Counter(ids.get("openalex", {})), orcids=Counter(ids.get("orcid", {})),
+        id_pairs=Counter(ids.get("pairs", {})), first_year=first_year, last_year=last_year,
+        representatives=[Representative(m, float(w), frozenset(t), b) for m, w, b, t in reps],
+    )
+
+
+def load_candidates(conn: psycopg.Connection, mentions: list[Mention]) -> tuple[dict[int, Profile], list[int]]:
+    """The profiles of these mentions' name blocks and those sharing an ORCID, or an S2 and an
+    OpenAlex author id, with one: (current profiles by researcher id, ids of stale ones)."""
+    params = {
+        "blocks": sorted({m.block for m in mentions}),
+        "orcids": sorted({m.orcid for m in mentions if m.orcid}),
+        "s2": sorted({m.s2_author_id for m in mentions if m.s2_author_id and m.openalex_author_id}),
+        "oa": sorted({m.openalex_author_id for m in mentions if m.s2_author_id and m.openalex_author_id}),
+    }
+    current: dict[int, Profile] = {}
+    stale: list[int] = []
+    for row in conn.execute(SELECT_SQL, params):
+        if row[17]:
+            current[int(row[0])] = from_row(row)
+        else:
+            stale.append(int(row[0]))
+    return current, stale
+
+
+def save(conn: psycopg.Connection, profiles: dict[int, Profile] | list[Profile], now: dt.datetime) -> int:
+    items = profiles.values() if isinstance(profiles, dict) else profiles
+    return db.upsert_rows(conn, "wove.researcher_profiles", COLUMNS, (profile_row(p, now) for p in items),
+                          key=("researcher_id",))
+
+
+def members_of(conn: psycopg.Connection, researcher_ids: list[int]) -> dict[int, list[Mention]]:
+    """Every member of these researchers, as mentions (what a rebuild reads)."""
+    from .researchers import load_mentions
+
+    if not researcher_ids:
+        return {}
+    linked = conn.execute("SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"
+                          " WHERE researcher_id = ANY(%s)", (sorted(researcher_ids),)).fetchall()
+    owner = {(a, p): r for a, p, r in linked}
+    mentions, _ = load_mentions(conn, sorted({a for a, _, _ in linked}), hash_evidence=False, only=set(owner))
+    out: dict[int, list[Mention]] = {}
+    for m in mentions:
+        out.setdefault(owner[(m.paper_id, m.position)], []).append(m)
+    return out
+
+
+def rebuild(conn: psycopg.Connection, researcher_ids: list[int], now: dt.datetime) -> dict[int, Profile]:
+    """Build these researchers' profiles from their links and write them."""
+    built = {rid: build_profile(rid, ms) for rid, ms in members_of(conn, researcher_ids).items()}
+    if built:
+        save(conn, built, now)
+    return built
+
+
+def rebuild_all(conn: psycopg.Connection, now: dt.datetime, batch: int = 20_000) -> int:
+    """Every researcher's profile (a migration's first run, a bench's loaded archive), in
+    batches of researchers."""
+    ids = [r for (r,) in conn.execute("SELECT researcher_id FROM wove.researchers ORDER BY researcher_id")]
+    n = 0
+    for k in range(0, len(ids), batch):
+        n += len(rebuild(conn, ids[k:k + batch], now))
+    return n
+
+
+def needs_backfill(conn: psycopg.Connection) -> bool:
+    """Researchers exist and no profile does (the first run after migration 0017)."""
+    return bool(db.fetch_value(conn, "SELECT EXISTS (SELECT 1 FROM wove.researchers)"
+                                     " AND NOT EXISTS (SELECT 1 FROM wove.researcher_profiles)"))
+
+
+def refresh(conn: psycopg.Connection, members: dict[int, list[Mention]], researcher_ids: list[int],
+            now: dt.datetime) -> None:
+    """After a run that decided from members (a full re-match, a link-by-link incremental
+    run): the profiles of these researchers built from their members as the run holds them."""
+    save(conn, [build_profile(rid, members[rid]) for rid in researcher_ids if rid in members], now)
