@@ -142,8 +142,13 @@ class SemanticScholarEndpoint:
             if s2.doi:
                 self.by_doi[s2.doi.lower()] = p
             for author_id, _name in s2.authors:
-                if author_id is not None and p not in self.papers_of_author[author_id]:
-                    self.papers_of_author[author_id].append(p)
+                if author_id is None:
+                    continue
+                papers = self.papers_of_author[author_id]
+                # papers come one at a time: p can only be there as the last (an id twice on it);
+                # `p not in papers` compared dataclasses, quadratic in a collaboration member's papers
+                if not papers or papers[-1] is not p:
+                    papers.append(p)
             for citing in s2.citing_paper_ids:
                 self.references_of[citing.lower()].append(s2.paper_id)
         for papers in self.papers_of_author.values():
