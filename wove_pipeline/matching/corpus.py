@@ -48,7 +48,9 @@ class CorpusStats:
     affil_df: np.ndarray = field(default_factory=lambda: np.zeros(AFFIL_FEATURES, dtype=np.int64))
     venue_df: np.ndarray = field(default_factory=lambda: np.zeros(VENUE_FEATURES, dtype=np.int64))
 
-    def add(self, mentions: Iterable[Mention]) -> None:
+    def add(self, mentions: Iterable[Mention], owns_text=None) -> None:
+        """Count these mentions. ``owns_text(m)``: whether this pass counts m's paper's text
+        (passes over disjoint shards of one archive count each paper in one of them)."""
         texts: list[str] = []
         terms: list[bytes | None] = []
         for m in mentions:
@@ -63,7 +65,7 @@ class CorpusStats:
             if v not in self.venues:
                 self.venues.add(v)
                 self._fresh_venue.append(v)
-            if m.paper_id not in self.papers:
+            if m.paper_id not in self.papers and (owns_text is None or owns_text(m)):
                 self.papers.add(m.paper_id)
                 texts.append(m.text or "")
                 terms.append(m.text_terms)
@@ -85,25 +87,64 @@ class CorpusStats:
                 np.add.at(df, X.indices, 1)
             fresh.clear()
 
-    def done(self) -> "CorpusStats":
+    def done(self) -> "CorpusCounts":
+        """The counts build_chunk_data reads (the sets are no longer needed)."""
         self._flush()
-        return self
-
-    def name_frequency(self, variants: list[Name]) -> np.ndarray:
-        """scoring.name_frequency over the whole corpus."""
-        out = np.full(len(variants), np.nan)
-        if not self.full_names:
-            return out
         D: dict[str, int] = {}
         F: dict[str, int] = {}
         for f, s in self.full_names:
             D[s] = D.get(s, 0) + 1
             F[f] = F.get(f, 0) + 1
-        N = float(len(self.full_names))
+        return CorpusCounts(D, F, len(self.full_names), len(self.affiliations), self.affil_df, len(self.venues),
+                            self.venue_df, len(self.papers), self.text_df)
+
+
+@dataclass
+class CorpusCounts:
+    """scoring.build_data's corpus-wide fits: distinct first names per surname key (D),
+    distinct surnames per first name (F), distinct full names (N), and per hashed term the
+    document frequency over distinct affiliation strings, venues and papers."""
+
+    D: dict[str, int]
+    F: dict[str, int]
+    N: int
+    n_affil: int
+    affil_df: np.ndarray
+    n_venue: int
+    venue_df: np.ndarray
+    n_papers: int
+    text_df: np.ndarray
+
+    def name_frequency(self, variants: list[Name]) -> np.ndarray:
+        """scoring.name_frequency over the whole corpus."""
+        out = np.full(len(variants), np.nan)
+        if not self.N:
+            return out
         for i, n in enumerate(variants):
             if n.given and not n.first_is_initial and n.last_key:
-                out[i] = D.get(n.last_key, 1) * F.get(n.first, 1) / N
+                out[i] = self.D.get(n.last_key, 1) * self.F.get(n.first, 1) / float(self.N)
         return out
+
+    def to_bytes(self) -> bytes:
+        import io
+        import json
+
+        names = json.dumps({"D": self.D, "F": self.F, "N": self.N, "n_affil": self.n_affil,
+                            "n_venue": self.n_venue, "n_papers": self.n_papers}).encode()
+        buf = io.BytesIO()
+        np.savez_compressed(buf, names=np.frombuffer(names, dtype=np.uint8), affil_df=self.affil_df,
+                            venue_df=self.venue_df, text_df=self.text_df)
+        return buf.getvalue()
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> "CorpusCounts":
+        import io
+        import json
+
+        z = np.load(io.BytesIO(raw), allow_pickle=False)
+        meta = json.loads(z["names"].tobytes())
+        return cls(meta["D"], meta["F"], meta["N"], meta["n_affil"], z["affil_df"], meta["n_venue"], z["venue_df"],
+                   meta["n_papers"], z["text_df"])
 
 
 def _weighted(X: sp.csr_matrix, df: np.ndarray, n_docs: int) -> sp.csr_matrix:
@@ -128,16 +169,16 @@ def _strings_tfidf(strings: list[str], df: np.ndarray, n_docs: int, **kw) -> sp.
     return _weighted(_term_counts(distinct, **kw), df, n_docs)[rows]
 
 
-def build_chunk_data(mentions: list[Mention], stats: CorpusStats) -> MatchData:
+def build_chunk_data(mentions: list[Mention], stats: CorpusCounts) -> MatchData:
     """build_data for a chunk of whole blocks, with the corpus' name counts and IDFs."""
     data = build_data(mentions)
     data.name_lambda = stats.name_frequency(data.variants)
     if data.affil.shape[1] > 1 or data.affil.nnz:
         data.affil = _strings_tfidf([affiliation_string(m) for m in mentions], stats.affil_df,
-                                    len(stats.affiliations), ngram=(1, 2), stop=AFFIL_STOP,
+                                    stats.n_affil, ngram=(1, 2), stop=AFFIL_STOP,
                                     n_features=AFFIL_FEATURES)
     if data.venue.shape[1] > 1 or data.venue.nnz:
-        data.venue = _strings_tfidf([venue_string(m) for m in mentions], stats.venue_df, len(stats.venues),
+        data.venue = _strings_tfidf([venue_string(m) for m in mentions], stats.venue_df, stats.n_venue,
                                     n_features=VENUE_FEATURES)
     if data.text.nnz:
         n_papers = data.text.shape[0]
@@ -159,5 +200,5 @@ def build_chunk_data(mentions: list[Mention], stats: CorpusStats) -> MatchData:
         X = sp.csr_matrix(((words >> _INDEX_BITS).astype(np.float32),
                            (words & ((1 << _INDEX_BITS) - 1)).astype(np.int32), indptr),
                           shape=(n_papers, TEXT_FEATURES))
-        data.text = _weighted(X, stats.text_df, len(stats.papers))
+        data.text = _weighted(X, stats.text_df, stats.n_papers)
     return data

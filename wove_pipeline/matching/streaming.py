@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .assignment import Assignment, Link, MatchConfig
-from .corpus import CorpusStats, build_chunk_data
+from .corpus import CorpusCounts, CorpusStats, build_chunk_data
 from .cross_block import apply_cross_block_links, join_by_upstream_ids
 from .mentions import Mention
 from .overrides import Overrides
@@ -86,7 +86,7 @@ def chunks(blocks: Iterable[list[Mention]], limit: int = CHUNK_MENTIONS) -> Iter
 
 
 def cluster_stream(blocks: Iterable[list[Mention]], overrides: Overrides | None = None,
-                   config: MatchConfig | None = None, *, stats: CorpusStats, first_label: int = 0,
+                   config: MatchConfig | None = None, *, stats: CorpusCounts, first_label: int = 0,
                    chunk_mentions: int = CHUNK_MENTIONS) -> Iterator[list[Result]]:
     """Cluster a stream of whole name blocks chunk by chunk; one list of Results per chunk.
     With the corpus' statistics (``corpus.CorpusStats`` over every mention of the archive,
@@ -163,7 +163,7 @@ def override_ends(overrides: Overrides | None) -> set[str]:
     return {mid for pair in (overrides.links if overrides else []) for mid in pair}
 
 
-def corpus_stats(blocks: Iterable[list[Mention]]) -> CorpusStats:
+def corpus_stats(blocks: Iterable[list[Mention]]) -> CorpusCounts:
     stats = CorpusStats()
     for chunk in chunks(blocks):
         stats.add(chunk)
@@ -198,3 +198,34 @@ def blocks_in_order(mentions: Iterable[Mention]) -> list[list[Mention]]:
     for m in mentions:
         by_block[m.block].append(m)
     return [by_block[b] for b in sorted(by_block)]
+
+
+_SHARD_FN = None  # what forked shard workers call (set by map_shards around the pool)
+
+
+def _call_shard(shard: int):
+    assert _SHARD_FN is not None
+    return _SHARD_FN(shard)
+
+
+def map_shards(fn, shards: list[int], processes: int = 1) -> list:
+    """``fn(shard)`` for every shard, in this process or over ``processes`` forked worker
+    processes (one shard at a time each, in order), results in order. ``fn`` may be any
+    callable (a closure: the workers are forked and read it as the parent holds it); a worker
+    is replaced after 8 shards, so what one shard left behind is returned to the system."""
+    global _SHARD_FN
+    if processes <= 1 or len(shards) < 2:
+        return [fn(s) for s in shards]
+    import multiprocessing as mp
+
+    from .parallel import _default_signals
+
+    _SHARD_FN = fn
+    try:
+        with mp.get_context("fork").Pool(processes, initializer=_default_signals, maxtasksperchild=8) as pool:
+            out = pool.map(_call_shard, shards, chunksize=1)
+            pool.close()
+            pool.join()
+    finally:
+        _SHARD_FN = None
+    return out
