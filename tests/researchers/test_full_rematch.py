@@ -1,0 +1,90 @@
+"""The full re-match by shard against PostgreSQL (matching/rematch.py): the same links as a full
+run over every mention, stable ids across a re-match, and a state the daily run continues from."""
+
+import datetime as dt
+
+import psycopg
+
+from tests.researchers.test_researchers_stage import env, harvest_days, match, snapshot, world  # noqa: F401
+from wove_pipeline.matching import rematch
+
+
+def _links(url):
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT arxiv_id, position, researcher_id, outcome, score, evidence, block"
+                            " FROM wove.researcher_mentions ORDER BY 1, 2").fetchall()
+        people = {r[0]: r[1:] for r in conn.execute(
+            "SELECT researcher_id, display_name, normalized_name, mention_count, orcid, s2_author_ids,"
+            " openalex_author_ids FROM wove.researchers")}
+        state = conn.execute("SELECT arxiv_id, content, inputs FROM wove.matching_state ORDER BY 1").fetchall()
+    return rows, people, state
+
+
+def _by_shards(url, **kw):
+    """The three steps, each shard in a transaction of its own (as the job's ops run them)."""
+    with psycopg.connect(url) as conn, conn.transaction():
+        rematch.plan(conn)
+        shards = rematch.planned_shards(conn)
+    for s in shards:
+        with psycopg.connect(url) as conn, conn.transaction():
+            rematch.shard(conn, s, **kw)
+    with psycopg.connect(url) as conn, conn.transaction():
+        return rematch.finish(conn), shards
+
+
+def test_a_first_run_by_shards_writes_the_links_of_a_full_run(env, world, clone_database):  # noqa: F811
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    other = clone_database(url)
+    assert match(url).mode == "full"
+    summary, shards = _by_shards(other, chunk_mentions=200)  # many chunks per shard
+    assert len(shards) > 20 and summary.mode == "full"
+    full, sharded = _links(url), _links(other)
+    # the same clusters with the same outcomes, scores and evidence; ids are numbered per unit
+    rename = {}
+    for a, b in zip(full[0], sharded[0]):
+        assert a[:2] == b[:2] and a[3:] == b[3:], a[:2]
+        assert rename.setdefault(b[2], a[2]) == a[2]
+    assert len(set(rename.values())) == len(rename)
+    assert {rename[rid]: row for rid, row in sharded[1].items()} == full[1]
+    assert sharded[2] == full[2]  # evidence hashes and input fingerprints as a full run keeps them
+    # the daily run continues from it: nothing moved
+    assert match(other).mode == "unchanged"
+
+
+def test_a_re_match_by_shards_keeps_every_id_and_the_daily_run_goes_on(env, world):  # noqa: F811
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=1))
+    match(url)
+    before, redirects_before, live_before = snapshot(url)
+    summary, _ = _by_shards(url)
+    after, redirects, live = snapshot(url)
+    assert after == before and live == live_before and redirects == redirects_before
+    assert summary.created == 0 and summary.retired == 0
+    with psycopg.connect(url) as conn:
+        n_positions = conn.execute("SELECT count(*) FROM wove.paper_authors").fetchone()[0]
+        n_links = conn.execute("SELECT count(*) FROM wove.researcher_mentions").fetchone()[0]
+        left = conn.execute("SELECT (SELECT count(*) FROM wove.rematch_results) + (SELECT count(*) FROM"
+                            " wove.matching_blocks)").fetchone()[0]
+    assert n_links == n_positions and left == 0
+    assert match(url).mode == "unchanged"
+    harvest_days(resources, world.end_day, world.end_day)
+    day = match(url)
+    assert day.mode == "incremental" and day.new_mentions > 0
+
+
+def test_a_shard_that_did_not_run_stops_the_finish(env, world):  # noqa: F811
+    url, resources = env
+    harvest_days(resources, world.start_day, world.start_day + dt.timedelta(days=1))
+    with psycopg.connect(url) as conn, conn.transaction():
+        rematch.plan(conn)
+        shards = rematch.planned_shards(conn)
+        for s in shards[1:]:
+            rematch.shard(conn, s)
+    with psycopg.connect(url) as conn:
+        try:
+            rematch.finish(conn)
+        except RuntimeError as e:
+            assert str(shards[0]) in str(e)
+        else:
+            raise AssertionError("finish ran without every shard")
