@@ -1,0 +1,84 @@
+"""Researcher profiles and the assignment by profile (profiles.py, profile_assign.py).
+
+The agreement bar of issue 22: on every real dev set (../shared/matching-real), the newest
+10% assigned after the rest by profile scores within 0.01 B3 F1 of the link-by-link
+assignment (cluster.assign_incremental). Both figures are printed side by side."""
+
+import os
+
+import pytest
+
+from wove_pipeline.matching.cluster import assign_incremental, match_all
+from wove_pipeline.matching.evaluate import b3, load_s2and
+from wove_pipeline.matching.mentions import Mention
+from wove_pipeline.matching.profile_assign import incremental_by_profiles
+from wove_pipeline.matching.profiles import MAX_REPRESENTATIVES, build_profile
+
+REAL = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "matching-real")
+SETS = ["ads", "aminer110", "pubmed_sanyal", "medline_pairs", "acl_blocks", "acl_homonyms"]
+
+
+def _split(mentions, share=0.1):
+    order = sorted(mentions, key=lambda m: (m.year or 0, m.paper_id, m.position))
+    cut = int(round(len(order) * (1 - share)))
+    return order[:cut], order[cut:]
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_profile_assignment_agrees_with_link_by_link_on_real_sets(name):
+    path = os.path.join(REAL, name)
+    if not os.path.isdir(path):
+        pytest.skip(f"{path} not here")
+    mentions, gold = load_s2and(path)
+    old, new = _split(mentions)
+    base = match_all(old)
+    links = b3(assign_incremental(old, base, new).clusters, gold).f1
+    by_profile = incremental_by_profiles(old, base.clusters, new)
+    profile = b3(by_profile.clusters, gold).f1
+    print(f"{name}: incremental B3 F1 link by link {links:.4f}, by profile {profile:.4f} ({profile - links:+.4f})")
+    assert abs(profile - links) <= 0.01
+    # every new position has its link and evidence
+    assert all(by_profile.links[m.mention_id].outcome for m in new)
+
+
+def _mention(k: int, *, first="Peng", coauthors=(), venue=None, year=2020) -> Mention:
+    return Mention(f"p{k:04d}:0", f"p{k:04d}", 0, first=first, last="Wang", coauthor_keys=list(coauthors),
+                   venue=venue, year=year, categories=["cs.LG"])
+
+
+def test_representatives_are_bounded_weighted_and_cover_the_variety():
+    members = [_mention(k, coauthors=[f"c{k % 40}"], venue=f"venue {k % 5}", year=2000 + k % 20) for k in range(300)]
+    members.append(_mention(999, first="P."))  # a second name form: it must be represented
+    p = build_profile(7, members)
+    assert len(p.representatives) == MAX_REPRESENTATIVES
+    assert sum(r.weight for r in p.representatives) == len(members) == p.mention_count
+    assert any(r.mention_id == "p0999:0" for r in p.representatives) or p.name_forms["P.\t\tWang\t"] == 1
+    assert {"Peng\t\tWang\t", "P.\t\tWang\t"} == set(p.name_forms)
+    # joins keep the bound and the count
+    for k in range(300, 340):
+        p.add(_mention(k, coauthors=[f"new{k}", f"other{k}"], venue="brand new venue"))
+    assert len(p.representatives) <= MAX_REPRESENTATIVES
+    assert sum(r.weight for r in p.representatives) == p.mention_count == 341
+    assert p.last_year == 2020 and p.first_year == 2000
+
+
+def test_small_profiles_decide_exactly_as_link_by_link():
+    """Profiles of at most MAX_REPRESENTATIVES members represent every member: positions
+    that join such profiles are decided as link by link, but for the TF-IDF weights (fitted
+    over the mentions a run loads: the representatives here, every block member there)."""
+    path = os.path.join(REAL, "acl_blocks")
+    if not os.path.isdir(path):
+        pytest.skip(f"{path} not here")
+    mentions, _ = load_s2and(path)
+    old, new = _split(mentions)
+    base = match_all(old)
+    sizes = {}
+    for c in base.clusters.values():
+        sizes[c] = sizes.get(c, 0) + 1
+    small = {c for c, n in sizes.items() if n <= MAX_REPRESENTATIVES}
+    links = assign_incremental(old, base, new)
+    by_profile = incremental_by_profiles(old, base.clusters, new)
+    joined = [m.mention_id for m in new if links.clusters[m.mention_id] in small]
+    same = sum(links.clusters[mid] == by_profile.clusters[mid] for mid in joined)
+    print(f"acl_blocks: {same} of {len(joined)} positions joining small profiles decided alike")
+    assert same >= 0.95 * len(joined)

@@ -1,0 +1,89 @@
+"""Researcher profiles in the database: kept with the links in the run's transaction, and
+the day's matching by profile deciding as the link-by-link run does."""
+
+import datetime as dt
+
+import psycopg
+
+from tests.researchers.test_researchers_stage import env, harvest_days, match, snapshot, world  # noqa: F401
+from wove_pipeline.matching import researchers as researchers_load
+
+
+def profiles(url):
+    with psycopg.connect(url) as conn:
+        return {r[0]: r[1:] for r in conn.execute(
+            "SELECT p.researcher_id, p.mention_count, r.mention_count, jsonb_array_length(p.representatives),"
+            " (SELECT sum((x->>1)::float) FROM jsonb_array_elements(p.representatives) x),"
+            " p.built_at >= r.updated_at, p.blocks"
+            " FROM wove.researcher_profiles p JOIN wove.researchers r USING (researcher_id)")}, \
+            conn.execute("SELECT count(*) FROM wove.researchers").fetchone()[0]
+
+
+def check_profiles(url):
+    rows, n = profiles(url)
+    assert len(rows) == n  # every researcher has its profile
+    for rid, (count, r_count, n_reps, weights, fresh, blocks) in rows.items():
+        assert count == r_count and fresh, rid
+        assert 1 <= n_reps <= 16 and abs(weights - count) < 1e-6, rid
+        assert blocks
+
+
+def test_day_by_profile_keeps_profiles_and_decides_as_link_by_link(env, world, monkeypatch, clone_database):  # noqa: F811
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=2))
+    assert match(url).mode == "full"
+    check_profiles(url)
+    harvest_days(resources, world.end_day - dt.timedelta(days=1), world.end_day)
+    twin = clone_database(url)  # the same database, to run the day link by link
+
+    day = match(url)
+    assert day.mode == "incremental" and day.new_mentions > 0
+    check_profiles(url)
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT outcome, evidence FROM wove.researcher_mentions WHERE matched_at ="
+                            " (SELECT max(matched_at) FROM wove.researcher_mentions)").fetchall()
+    assert len(rows) == day.new_mentions
+    assert all(ev.get("features") for outcome, ev in rows if outcome in ("linked", "forced"))  # evidence on every link
+
+    monkeypatch.setattr(researchers_load, "match_by_profiles", lambda *a, **k: None)
+    link_by_link = match(twin)
+    assert link_by_link.new_mentions == day.new_mentions
+    a, _, live_a = snapshot(url)
+    b, _, live_b = snapshot(twin)
+    # researchers untouched by the day are byte for byte the same; the day's positions land alike
+    part_a = {frozenset(ms) for ms in a.values()}
+    part_b = {frozenset(ms) for ms in b.values()}
+    same = len(part_a & part_b)
+    print(f"researchers alike: {same} of {len(part_a)} (by profile) / {len(part_b)} (link by link)")
+    assert same >= 0.98 * max(len(part_a), len(part_b))
+    untouched = {rid for rid in live_a & live_b if a[rid] == b[rid]}
+    assert len(untouched) >= 0.97 * len(live_a)
+    check_profiles(twin)  # the link-by-link run keeps the profiles too
+
+
+def test_redirects_and_overrides_through_profiles(env, world):  # noqa: F811
+    """A forced split of two positions of one researcher goes through the link-by-link run
+    (current links break it) and the profiles follow; the next day goes by profile again."""
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=1))
+    match(url)
+    members, _, _ = snapshot(url)
+    rid, ms = next((r, sorted(m)) for r, m in sorted(members.items()) if len(m) >= 4)
+    (a1, p1), (a2, p2) = ms[0], ms[-1]
+    with psycopg.connect(url) as conn:
+        conn.execute("INSERT INTO wove.match_overrides (kind, arxiv_id_a, position_a, arxiv_id_b, position_b, note)"
+                     " VALUES ('force_split', %s, %s, %s, %s, 'test')", (a1, p1, a2, p2))
+    split = match(url)
+    assert split.mode == "incremental"
+    after, _, _ = snapshot(url)
+    owner = {m: r for r, mm in after.items() for m in mm}
+    assert owner[(a1, p1)] != owner[(a2, p2)]
+    check_profiles(url)
+    harvest_days(resources, world.end_day, world.end_day)
+    day = match(url)
+    assert day.mode == "incremental" and day.new_mentions > 0
+    check_profiles(url)
+    final, redirects, live = snapshot(url)
+    owner = {m: r for r, mm in final.items() for m in mm}
+    assert owner[(a1, p1)] != owner[(a2, p2)]
+    assert all(new is None or new in live for new in redirects.values())
