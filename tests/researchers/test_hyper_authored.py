@@ -105,3 +105,32 @@ def test_a_3000_author_paper_end_to_end(env, world):
     assert [a["researcher_id"] for a in authors] == [mentions[i] for i in range(3000)]
     assert all(a["researcher_slug"] for a in authors)
     assert page["authors_short"].endswith(" et al.")
+
+
+def test_assignment_by_profile_looks_at_each_positions_block_only(monkeypatch):
+    """A 3,000-author paper brings thousands of new positions in thousands of blocks onto
+    thousands of candidate profiles: each position is checked against its block's profiles,
+    not against every profile (that was positions x profiles work, quadratic in the paper)."""
+    from wove_pipeline.matching import mentions as mentions_module
+    from wove_pipeline.matching.mentions import Mention
+    from wove_pipeline.matching.profile_assign import incremental_by_profiles
+
+    n = 800
+    surnames = [f"Q{chr(97 + k % 26)}{chr(97 + k // 26 % 26)}{chr(97 + k // 676)}son" for k in range(n)]
+    old = [Mention(f"h{k:04d}:0", f"h{k:04d}", 0, first="Alex", last=surnames[k], coauthor_keys=[f"c{k}"],
+                   year=2024, categories=["hep-ex"]) for k in range(n)]
+    new = [Mention(f"big:{k}", "big", k, first="Alex", last=surnames[k], coauthor_keys=[], year=2025,
+                   categories=["hep-ex"], n_authors=n) for k in range(n)]
+    old_clusters = {m.mention_id: k for k, m in enumerate(old)}
+
+    reads = [0]
+    block = Mention.block
+
+    def counted(self):
+        reads[0] += 1
+        return block.fget(self)
+
+    monkeypatch.setattr(mentions_module.Mention, "block", property(counted))
+    result = incremental_by_profiles(old, old_clusters, new)
+    assert all(result.clusters[m.mention_id] is not None for m in new)
+    assert reads[0] < 60 * n  # positions x profiles would be n * n = 640,000

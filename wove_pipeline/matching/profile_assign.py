@@ -134,14 +134,18 @@ def assign_by_profiles(
         link_of[b].add(a)
     bad: dict[int, set[int]] = {}
     must: dict[int, set[int]] = {}
+    # the profiles with a name form in each block: a mention looks only at its block's
+    # (every profile for every mention was quadratic in a day's positions: a 3,000-author paper)
+    labels_in: dict[str, list[int]] = defaultdict(list)
+    for label, per in forms_of.items():
+        for blk in per:
+            labels_in[blk].append(label)
     for k, m in enumerate(new_mentions):
         i = n_old + k
         orcid = normalize_orcid(m.orcid)
         b, f = set(), set()
-        for label, per in forms_of.items():
-            forms = per.get(m.block)
-            if not forms:
-                continue
+        for label in labels_in.get(m.block, ()):
+            forms = forms_of[label][m.block]
             p = profiles[label]
             if not all(compat(m.name, n) for n in forms) or (orcid and any(o != orcid for o in p.orcids)):
                 b.add(label)

@@ -92,12 +92,17 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     # representatives of the profiles a new position may join by name
     compat = _Compat()
     wanted: set[tuple[str, int]] = set()
+    # the day's names by block: a profile looks only at its blocks' (every new position for
+    # every profile was quadratic in a day's positions: a 3,000-author paper)
+    new_names: dict[str, list] = defaultdict(list)
+    for m in new:
+        new_names[m.block].append(m.name)
     for label, p in profiles.items():
         per: dict[str, list] = defaultdict(list)
         for f in p.name_forms:
             n = form_name(f)
             per[n.block].append(n)
-        if any(per.get(m.block) and all(compat(m.name, n) for n in per[m.block]) for m in new):
+        if any(all(compat(name, n) for n in forms) for blk, forms in per.items() for name in new_names.get(blk, ())):
             wanted |= {R._split_mention_id(r.mention_id) for r in p.representatives if r.block in per}
     rep_mentions, _ = R.load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted)
     reps = {m.mention_id: m for m in rep_mentions}
