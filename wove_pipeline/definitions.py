@@ -148,7 +148,8 @@ defs = dg.Definitions(
     # Kubernetes, bind k8s_job_executor instead for a pod per step (docs/scale-out.md).
     executor=dg.in_process_executor,
     asset_checks=checks.checks_for(all_assets),
-    jobs=[daily_job, publish_job, enrichment.citation_refresh_job],
+    jobs=[daily_job, publish_job, enrichment.citation_refresh_job, matching.full_rematch_job,
+          *filter(None, [matching.full_rematch_k8s_job()])],
     schedules=[daily_schedule, publish_schedule, enrichment.citation_refresh_schedule],
     sensors=[publish_when_day_lands, publish_held_on_failed_day],
     resources={

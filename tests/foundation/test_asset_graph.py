@@ -145,7 +145,14 @@ def describe() -> dict:
     jobs = {}
     for job in defs.jobs:
         resolved = repo.get_job(job.name)
-        selection = job.selection
+        selection = getattr(job, "selection", None)
+        if selection is None:  # an op job (the full re-match by shard): its ops in graph order
+            jobs[job.name] = {
+                "ops": [node.name for node in resolved.graph.nodes_in_topological_order],
+                "tags": dict(sorted((job.tags or {}).items())),
+                "executor": resolved.executor_def.name,
+            }
+            continue
         jobs[job.name] = {
             "assets": sorted(map(_key, selection.resolve(graph))),
             "checks": sorted(map(_check, selection.resolve_checks(graph))),

@@ -88,3 +88,31 @@ def test_a_shard_that_did_not_run_stops_the_finish(env, world):  # noqa: F811
             assert str(shards[0]) in str(e)
         else:
             raise AssertionError("finish ran without every shard")
+
+
+def _definitions_job():
+    from wove_pipeline.definitions import defs
+
+    return defs.get_job_def("full_rematch")
+
+
+def test_the_full_rematch_job_runs_the_shards_in_worker_processes(env, world, monkeypatch, tmp_path):  # noqa: F811
+    """The code location's job, as `dagster job launch` runs it: plan, the shards over two
+    processes (the multiprocess executor), finish; ids kept, the researchers asset materialized."""
+    import dagster as dg
+
+    url, resources = env
+    harvest_days(resources, world.start_day, world.start_day + dt.timedelta(days=2))
+    match(url)
+    before = snapshot(url)
+    monkeypatch.setenv("WOVE_DATABASE_URL", url)
+    with dg.instance_for_test() as instance:
+        result = dg.execute_job(dg.reconstructable(_definitions_job), instance=instance, run_config={
+            "execution": {"config": {"max_concurrent": 2}}})
+        assert result.success
+        shard_steps = [e.step_key for e in result.get_step_success_events() if e.step_key.startswith("rematch_shard")]
+        assert len(shard_steps) > 5
+        pids = {e.pid for e in result.all_events if e.step_key and e.step_key.startswith("rematch_shard") and e.pid}
+        assert len(pids) >= 2  # a process per step
+        assert instance.get_latest_materialization_event(dg.AssetKey("researchers")) is not None
+    assert snapshot(url) == before

@@ -54,3 +54,75 @@ def researchers(context: dg.AssetExecutionContext, config: MatchingConfig, datab
             "not_sure_new_profiles": summary.not_sure,
         }
     )
+
+
+# --------------------------------------------------------------------------- full re-match by shard
+# The first run on a large archive, or a model change: plan -> one step per shard (fanned out
+# dynamically over the shards that hold blocks) -> finish. Locally the shards run in N worker
+# processes (the multiprocess executor; `max_concurrent` in the run config); on Kubernetes,
+# `full_rematch_k8s` runs each shard in a pod of its own (k8s_job_executor; deploy/rematch.yaml,
+# docs/scale-out.md). See matching/rematch.py.
+
+from wove_pipeline.matching import rematch  # noqa: E402
+from wove_pipeline.matching.streaming import CHUNK_MENTIONS  # noqa: E402
+
+
+class RematchShardConfig(dg.Config):
+    chunk_mentions: int = CHUNK_MENTIONS  # mentions clustered at once (whole blocks): bounds a step's memory
+
+
+@dg.op(out=dg.DynamicOut(int), tags={"kind": "postgres"},
+       description="Block keys and shards of every position, text terms, corpus statistics, input fingerprints.")
+def rematch_plan(context: dg.OpExecutionContext, database: DatabaseResource):
+    with database.transaction() as conn:
+        summary = rematch.plan(conn)
+        shards = rematch.planned_shards(conn)
+    context.log.info(f"{summary.positions} positions of {summary.papers} papers in {len(shards)} shards")
+    for shard in shards:
+        yield dg.DynamicOutput(shard, mapping_key=f"shard_{shard:02d}")
+
+
+@dg.op(description="Cluster one shard's name blocks chunk by chunk; results wait in wove.rematch_results.",
+       # a pod per shard on Kubernetes (k8s_job_executor reads this tag): sized for the largest chunk
+       tags={"dagster-k8s/config": {"container_config": {"resources": {
+           "requests": {"cpu": "1", "memory": "3Gi"}, "limits": {"memory": "6Gi"}}}}})
+def rematch_shard(context: dg.OpExecutionContext, config: RematchShardConfig, database: DatabaseResource,
+                  shard: int) -> int:
+    with database.transaction() as conn:
+        positions = rematch.shard(conn, shard, MatchConfig(workers=1), chunk_mentions=config.chunk_mentions)
+    context.log.info(f"shard {shard}: {positions} positions")
+    return positions
+
+
+@dg.op(description="Joins across name blocks, stable researcher ids, links, researcher rows, matching state.")
+def rematch_finish(context: dg.OpExecutionContext, database: DatabaseResource, positions: list[int]):
+    with database.transaction() as conn:
+        summary = rematch.finish(conn)
+    context.log.info(f"{summary.links_written} links, {summary.researchers} researchers")
+    yield dg.AssetMaterialization(asset_key=researchers.key, metadata={
+        "dagster/row_count": summary.researchers, "mode": "full (by shard)", "mentions": summary.mentions,
+        "shard_positions": sum(positions), "created_ids": summary.created, "retired_ids": summary.retired})
+    yield dg.Output(summary.links_written)
+
+
+@dg.graph(description="Full re-match of every author position by shard of the name blocks.")
+def full_rematch_graph():
+    rematch_finish(rematch_plan().map(rematch_shard).collect())
+
+
+full_rematch_job = full_rematch_graph.to_job(
+    name="full_rematch",
+    executor_def=dg.multiprocess_executor,  # the shards over `max_concurrent` local processes
+    # a fork server started with the code location imported: a shard step starts in a fraction of a second
+    config={"execution": {"config": {"max_concurrent": 2, "start_method": {"forkserver": {
+        "preload_modules": ["wove_pipeline.definitions"]}}}}},
+)
+
+
+def full_rematch_k8s_job():
+    """The same graph with a pod per step, where dagster-k8s is installed (the image): None here."""
+    try:
+        from dagster_k8s import k8s_job_executor
+    except ImportError:
+        return None
+    return full_rematch_graph.to_job(name="full_rematch_k8s", executor_def=k8s_job_executor)
