@@ -34,8 +34,8 @@ What follows at 1,000,000 papers (about 3.6 regular positions a paper): "Y. Wang
 the collaborations: "Y. Liu" 0.41%, "Y. Wang" 0.38%, "Y. Chen" 0.36%, "Y. Li", "Y. Zhang",
 "J. Wang" 0.33-0.35%, i.e. 12,000-14,500 mentions each at 1,000,000 papers; with the
 collaboration papers (whose members repeat on every paper of theirs) the biggest blocks grow
-further (~36,000 for "Y. Wang" at 3 collaboration papers a day). About a third of the
-surnames drawn are seen once or twice. ``tests/sandbox/test_realistic_shape.py`` checks the
+further (~36,000 for "Y. Wang" at 3 collaboration papers a day). Over 40% of the distinct
+surnames of 15,000 papers appear once or twice. ``tests/sandbox/test_realistic_shape.py`` checks the
 shares on a smaller world.
 
 Only ``random.Random`` draws from the rng it is handed; the tables are built without
