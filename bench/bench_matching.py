@@ -199,11 +199,16 @@ def main(argv=None) -> None:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--streaming", action="store_true", help="the full re-match by shard (matching/streaming.py)")
     ap.add_argument("--shards", type=int, default=64)
-    ap.add_argument("--processes", type=int, default=1)
+    ap.add_argument("--processes", default="1", help="streaming: worker processes over the shards; '1,2' runs both")
     ap.add_argument("--spool-dir", default=None)
     args = ap.parse_args(argv)
     if args.streaming:
-        main_streaming(args)
+        runs = []
+        for p in [int(x) for x in str(args.processes).split(",")]:
+            runs.append(main_streaming(argparse.Namespace(**{**vars(args), "processes": p})))
+        if not args.no_write:
+            write_streaming_section(runs, f".venv/bin/python -m bench.bench_matching --streaming --mentions"
+                                          f" {args.mentions} --shards {args.shards} --processes {args.processes}")
         return
 
     from wove_pipeline.matching import MatchConfig, match_all
@@ -433,11 +438,25 @@ def main_streaming(args) -> None:
     print(body or f"{sum(counts):,} mentions, {n_shards} shards, {processes} processes: {t_match:.0f} s"
           f" (stats {t_stats:.0f}, cluster {t_cluster:.0f}, join {t_join:.0f}), peak {pss.peak / 2**30:.2f} GiB,"
           f" CPU {c_match:.0f} s, gen {t_gen:.0f} s")
-    return dict(mentions=sum(counts), seconds=t_match, peak_gib=pss.peak / 2**30, stats_s=t_stats,
+    return dict(processes=processes, cpu_s=c_match, mentions=sum(counts), seconds=t_match, peak_gib=pss.peak / 2**30, stats_s=t_stats,
                 cluster_s=t_cluster, join_s=t_join, b3=q, body=body, blocks=n_blocks, largest=sizes[0])
 
 
 STATS = None
+
+
+def streaming_body(runs: list[dict]) -> str:
+    head = "| processes | wall time | stats pass | clustering | joins | CPU (all processes) | peak memory (PSS, GiB) | B3 F1 |\n|---|---|---|---|---|---|---|---|\n"
+    rows = "".join(f"| {r['processes']} | **{r['seconds']:.0f} s** | {r['stats_s']:.0f} s | {r['cluster_s']:.0f} s |"
+                   f" {r['join_s']:.0f} s | {r['cpu_s']:.0f} s | **{r['peak_gib']:.2f}** |"
+                   f" {r['b3'].f1:.4f} |\n" if r["b3"] else "" for r in runs)
+    return head + rows + "\n" + "\n".join(f"{r['processes']} process(es):\n{r['body']}" for r in runs)
+
+
+def write_streaming_section(runs: list[dict], command: str, notes: str = "") -> None:
+    from bench.results import write_section
+
+    write_section("Full re-match by shard", streaming_body(runs) + notes, command=command)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,11 @@ def _links(url):
             "SELECT researcher_id, display_name, normalized_name, mention_count, orcid, s2_author_ids,"
             " openalex_author_ids FROM wove.researchers")}
         state = conn.execute("SELECT arxiv_id, content, inputs FROM wove.matching_state ORDER BY 1").fetchall()
-    return rows, people, state
+        profiles = {r[0]: r[1:] for r in conn.execute(
+            "SELECT researcher_id, blocks, mention_count, name_forms, coauthors, venues, affiliations, categories,"
+            " centroid, s2_author_ids, openalex_author_ids, orcids, id_counts, first_year, last_year,"
+            " representatives FROM wove.researcher_profiles")}
+    return rows, people, state, profiles
 
 
 def _by_shards(url, **kw):
@@ -48,6 +52,7 @@ def test_a_first_run_by_shards_writes_the_links_of_a_full_run(env, world, clone_
     assert len(set(rename.values())) == len(rename)
     assert {rename[rid]: row for rid, row in sharded[1].items()} == full[1]
     assert sharded[2] == full[2]  # evidence hashes and input fingerprints as a full run keeps them
+    assert {rename[rid]: row for rid, row in sharded[3].items()} == full[3]  # the profiles daily runs read
     # the daily run continues from it: nothing moved
     assert match(other).mode == "unchanged"
 

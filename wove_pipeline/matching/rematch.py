@@ -15,7 +15,8 @@ does not fit in memory. This path cuts the same work by name block (``shards``):
 3. ``finish`` (one process): the joins across name blocks over the clusters that share an
    ORCID or both upstream ids (or an override's end), then researcher ids home shard by home
    shard (``identity.assign_ids`` against the previous links of the unit's positions; one
-   global id sequence), links, researcher rows, redirects, id events and matching_state.
+   global id sequence), links, researcher rows, redirects, id events, matching_state and the
+   researchers' profiles (profile_store, rebuilt from the new links a batch at a time).
 
 Clusters are ``match_all``'s on the same mentions. Ids: a cluster keeps the id most of its
 mentions had (as in a full run), except where an old id's mentions now sit in clusters of
@@ -33,14 +34,14 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from wove_pipeline.database import access as db
+from wove_pipeline.matching import profile_store
 from wove_pipeline.matching import researchers as rs
 from wove_pipeline.matching.assignment import MatchConfig
 from wove_pipeline.matching.corpus import CorpusCounts, CorpusStats
 from wove_pipeline.matching.identity import Redirect, assign_ids
 from wove_pipeline.matching.mentions import Mention
 from wove_pipeline.matching.shards import N_SHARDS, shard_of
-from wove_pipeline.matching.streaming import (CHUNK_MENTIONS, Result, cluster_stream, id_keys, join_across,
-                                              joined_labels, label_base, override_ends)
+from wove_pipeline.matching.streaming import CHUNK_MENTIONS, Result, cluster_stream, join_across, label_base, override_ends
 
 PAGE_PAPERS = 2000  # papers read at once by the plan
 
@@ -174,17 +175,29 @@ RESULT_SELECT = ("SELECT arxiv_id, position, label, outcome, score, partner, evi
                  " openalex_author_id, first, last, suffix FROM wove.rematch_results")
 
 
+# The clusters holding an id key (cross_block.join_by_upstream_ids': an ORCID, or both an S2
+# and an OpenAlex author id) that appears in more than one name block.
+JOINED_LABELS_SQL = """
+WITH k AS (
+    SELECT 'orcid' AS kind, orcid AS a, '' AS b, block, label FROM wove.rematch_results WHERE orcid IS NOT NULL
+    UNION ALL
+    SELECT 's2+oa', s2_author_id, openalex_author_id, block, label FROM wove.rematch_results
+    WHERE s2_author_id IS NOT NULL AND openalex_author_id IS NOT NULL
+),
+multi AS (SELECT kind, a, b FROM k GROUP BY kind, a, b HAVING count(DISTINCT block) > 1)
+SELECT DISTINCT k.label FROM k JOIN multi USING (kind, a, b)
+"""
+
+
 def _join_across_shards(conn: psycopg.Connection, overrides) -> int:
     """The joins across name blocks, over the clusters that share an id key in two blocks."""
-    rows = conn.execute("SELECT orcid, s2_author_id, openalex_author_id, block, label FROM wove.rematch_results"
-                        " WHERE orcid IS NOT NULL OR (s2_author_id IS NOT NULL AND openalex_author_id IS NOT NULL)")
     ends = override_ends(overrides)
     end_labels = [r[0] for r in conn.execute(
         "SELECT label FROM wove.rematch_results r JOIN unnest(%s::text[], %s::int[]) AS e(arxiv_id, position)"
         " USING (arxiv_id, position)",
         ([rs._split_mention_id(m)[0] for m in ends], [rs._split_mention_id(m)[1] for m in ends]))] if ends else []
-    relevant = joined_labels(((k, block, label) for orcid, s2, oa, block, label in rows
-                              for k in id_keys(orcid, s2, oa)), end_labels)
+    # streaming.joined_labels in SQL: the archive's keys never come to this process
+    relevant = {r[0] for r in conn.execute(JOINED_LABELS_SQL)} | set(end_labels)
     if not relevant:
         return 0
     members = [_result(r) for r in conn.execute(RESULT_SELECT + " WHERE label = ANY(%s)", (sorted(relevant),))]
@@ -241,8 +254,11 @@ def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> rs.Ma
         totals["retired"] += len(identity.retired)
         totals["links"] += len(results)
         totals["researchers"] += len(kept)
-    # links of positions that are gone; researchers left without links
-    conn.execute("DELETE FROM wove.researcher_mentions rm WHERE NOT EXISTS"
+    # (links of positions that left the corpus went with them: ON DELETE CASCADE.) Positions the
+    # plan did not see, linked by a daily run since, keep their links, moved off retired ids;
+    # researchers left without links are retired
+    conn.execute("UPDATE wove.researcher_mentions rm SET researcher_id = rr.new_id FROM wove.researcher_redirects rr"
+                 " WHERE rm.researcher_id = rr.old_id AND rr.new_id IS NOT NULL AND NOT EXISTS"
                  " (SELECT 1 FROM wove.rematch_results r WHERE r.arxiv_id = rm.arxiv_id AND r.position = rm.position)")
     orphans = [r[0] for r in conn.execute(
         "DELETE FROM wove.researchers x WHERE NOT EXISTS"
@@ -253,6 +269,7 @@ def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> rs.Ma
         db.copy_rows(conn, "wove.researcher_id_events", ("kind", "old_id", "new_id", "happened_at"),
                      (("orphaned", o, None, now) for o in orphans))
     conn.execute("SELECT setval('wove.researcher_id_seq', %s, false)", (max(counter, first_id),))
+    profile_store.rebuild_all(conn, now)  # the profiles the daily runs score against, from the new links
     _store_state(conn, now)
     rs._forget_own_links(conn)
     conn.execute("TRUNCATE wove.rematch_results, wove.matching_blocks, wove.rematch_inputs")
