@@ -120,8 +120,3 @@ def build_daily_partitions():
 def day_range(context) -> DayRange:
     """The days of a Dagster run's partition range (one key for a normal run)."""
     return DayRange.of(context.partition_keys)
-
-
-def partition_days(context) -> list[dt.date]:
-    """Transitional: the run's days as a list (stages move to ``day_range``)."""
-    return day_range(context).days

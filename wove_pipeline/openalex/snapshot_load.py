@@ -19,16 +19,16 @@ from wove_pipeline.enrichment.bulk_raw import (
     write_raw_at,
 )
 from wove_pipeline.enrichment.raw import RAW_OA_AUTHORS, RAW_OA_INSTITUTIONS, RAW_OA_WORKS
+from wove_pipeline.openalex.client import PER_PAGE
 from wove_pipeline.openalex.snapshot import OpenAlexSnapshot, openalex_arxiv_id, openalex_short
 from wove_pipeline.upstream.batching import chunks
 from wove_pipeline.upstream.raw_store import RawStore
 
-OPENALEX_PAGE = 100  # per_page maximum
 
 
 def _page(results: list[dict]) -> bytes:
     """A list answer holding these results, as the API sends one."""
-    page = {"meta": {"count": len(results), "db_response_time_ms": 0, "page": None, "per_page": OPENALEX_PAGE,
+    page = {"meta": {"count": len(results), "db_response_time_ms": 0, "page": None, "per_page": PER_PAGE,
                      "next_cursor": None, "groups_count": None}, "results": results, "group_by": []}
     return body(page)
 
@@ -75,11 +75,11 @@ def load_openalex_snapshot(conn: psycopg.Connection, store: RawStore, snapshot: 
             if aid:
                 author_ids.add(aid)
             inst_ids |= {openalex_short(i.get("id")) for i in a.get("institutions") or [] if i.get("id")}
-        if len(page) >= OPENALEX_PAGE:
+        if len(page) >= PER_PAGE:
             flush()
     flush()
     # The papers no snapshot work matched: asked and not found (a first page with no hit).
-    for ids in chunks(sorted(wanted - found_works), OPENALEX_PAGE):
+    for ids in chunks(sorted(wanted - found_works), PER_PAGE):
         responses.append(("works_filter", request("works_filter", ids, origin, params={"cursor": "*"},
                                                   asked_on=at.date().isoformat()), _page([])))
     paths.append(write_raw_at(store, RAW_OA_WORKS, label, at, responses))
@@ -99,7 +99,7 @@ def load_openalex_snapshot(conn: psycopg.Connection, store: RawStore, snapshot: 
         for rec in snapshot.records("authors"):
             if openalex_short(rec.get("id")) in survivors_needed:
                 records[openalex_short(rec["id"])] = rec
-    for ids in chunks(sorted(a for a in author_ids if a in records), OPENALEX_PAGE):
+    for ids in chunks(sorted(a for a in author_ids if a in records), PER_PAGE):
         responses.append(("authors_filter", request("authors_filter", ids, origin, asked_on=at.date().isoformat()),
                           _page([records[i] for i in ids])))
     for old, new in sorted(merged.items()):
@@ -116,7 +116,7 @@ def load_openalex_snapshot(conn: psycopg.Connection, store: RawStore, snapshot: 
     inst_ids.discard(None)
     responses = []
     for batch in chunks((r for r in snapshot.records("institutions") if openalex_short(r.get("id")) in inst_ids),
-                        OPENALEX_PAGE):
+                        PER_PAGE):
         ids = [openalex_short(r["id"]) for r in batch]
         responses.append(("institutions_filter", request("institutions_filter", ids, origin,
                                                          asked_on=at.date().isoformat()), _page(batch)))

@@ -20,12 +20,11 @@ from wove_pipeline.enrichment.bulk_raw import (
     write_raw_at,
 )
 from wove_pipeline.enrichment.raw import RAW_S2_AUTHORS, RAW_S2_PAPERS
+from wove_pipeline.semantic_scholar.client import AUTHOR_BATCH_MAX, PAPER_BATCH_MAX
 from wove_pipeline.semantic_scholar.datasets import S2Release, release_time, s2_author_as_graph, s2_paper_as_graph
 from wove_pipeline.upstream.batching import chunks
 from wove_pipeline.upstream.raw_store import RawStore
 
-S2_PAPER_BATCH = 500  # the Graph API's /paper/batch limit: bulk responses look like API ones
-S2_AUTHOR_BATCH = 1000
 
 
 def load_s2_release(conn: psycopg.Connection, store: RawStore, release: S2Release,
@@ -57,7 +56,7 @@ def load_s2_release(conn: psycopg.Connection, store: RawStore, release: S2Releas
     paths: list[str | None] = []
     responses: list[Packed] = []
     author_ids: set[str] = set()
-    for ids in chunks(sorted(wanted), S2_PAPER_BATCH):
+    for ids in chunks(sorted(wanted), PAPER_BATCH_MAX)  # the API's batch limits: bulk responses look like API ones:
         answer = []
         for arxiv_id in ids:
             rec = kept.get(arxiv_id)
@@ -82,7 +81,7 @@ def load_s2_release(conn: psycopg.Connection, store: RawStore, release: S2Releas
         if str(rec.get("authorid")) in author_ids:
             found[str(rec["authorid"])] = s2_author_as_graph(rec)
     responses = []
-    for ids in chunks(sorted(author_ids), S2_AUTHOR_BATCH):
+    for ids in chunks(sorted(author_ids), AUTHOR_BATCH_MAX):
         answer = [found.get(i) for i in ids]
         responses.append(("author_batch", request("author_batch", ids, origin, asked_on=at.date().isoformat()),
                           body(answer)))
