@@ -56,7 +56,8 @@ def load_s2_release(conn: psycopg.Connection, store: RawStore, release: S2Releas
     paths: list[str | None] = []
     responses: list[Packed] = []
     author_ids: set[str] = set()
-    for ids in chunks(sorted(wanted), PAPER_BATCH_MAX)  # the API's batch limits: bulk responses look like API ones:
+    # The API's batch limits: bulk responses look like API ones.
+    for ids in chunks(sorted(wanted), PAPER_BATCH_MAX):
         answer = []
         for arxiv_id in ids:
             rec = kept.get(arxiv_id)
