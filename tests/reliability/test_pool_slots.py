@@ -9,18 +9,14 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import dagster as dg
-import psycopg
 import pytest
-from psycopg import sql
 
 from wove_pipeline.cli import runtime
-from wove_pipeline.database.embedded import to_sqlalchemy_psycopg2
 
-from ..conftest import url_for
+from ._daemon import fresh_instance
 
 LOCATION = Path(__file__).with_name("_pool_location.py")
 FREED_WITHIN_S = 60
@@ -51,26 +47,9 @@ def _launch(job: str, workspace: Path, env: dict[str, str]) -> None:
 def dagster_instance_env(pg_server, tmp_path):
     """A fresh instance (its own database, the repository's dagster.yaml) and the
     environment the daemon and the CLI run with."""
-    name = f"t_dagster_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster_home"),
-           "DAGSTER_PG_URL": to_sqlalchemy_psycopg2(url_for(pg_server.admin_url, name)),
-           "WOVE_TEST_PID_FILE": str(tmp_path / "step.pid"), "PYTHONPATH": str(runtime.REPO_ROOT)}
-    saved = {k: os.environ.get(k) for k in ("DAGSTER_HOME", "DAGSTER_PG_URL")}
-    os.environ.update({k: env[k] for k in saved})
-    try:
-        runtime.prepare_dagster_home()
-        runtime.prepare_dagster_instance([POOL])
+    with fresh_instance(pg_server, tmp_path / "dagster_home", [POOL],
+                        extra_env={"WOVE_TEST_PID_FILE": str(tmp_path / "step.pid")}) as env:
         yield env
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 def test_a_killed_runs_pool_slot_is_free_within_a_minute(dagster_instance_env, tmp_path):

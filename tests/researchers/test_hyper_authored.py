@@ -16,8 +16,6 @@ from wove_pipeline.arxiv import assets as harvest
 from wove_pipeline.enrichment import assets as enrichment
 from wove_pipeline.matching import assets as matching
 from wove_pipeline.metrics import assets as metrics
-from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
-from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 from wove_pipeline.sandbox.generator import generate_world
 from wove_pipeline.sandbox.shape import DayPlan, WorldShape
 from wove_pipeline.serving import assets as serving
@@ -35,23 +33,6 @@ def world():
         DayPlan(FIRST, records=20),
         DayPlan(SECOND, records=20, collaboration_papers=1, collaboration="ATLAS")))
     return generate_world(seed=7, papers_per_day=20, days=2, start_day=FIRST, shape=shape)
-
-
-@pytest.fixture
-def env(database_url, world, tmp_path, monkeypatch):
-    from wove_pipeline.cli.runtime import sandbox_env, start_sandbox
-    server = start_sandbox(world, today=world.end_day + dt.timedelta(days=70))
-    for key, value in sandbox_env(server).items():
-        monkeypatch.setenv(key, value)
-    resources = {
-        "database": DatabaseResource(url=database_url),
-        "raw_store": RawStoreResource(root=str(tmp_path / "raw")),
-        "arxiv": ArxivResource(),
-        "s2": SemanticScholarResource(backoff_initial_s=0.01, backoff_max_s=0.05),
-        "openalex": OpenAlexResource(backoff_initial_s=0.01, backoff_max_s=0.05),
-    }
-    yield database_url, resources
-    server.stop()
 
 
 def run_day(resources, day: dt.date) -> None:

@@ -5,7 +5,7 @@ import datetime as dt
 
 import psycopg
 
-from tests.researchers.test_researchers_stage import env, harvest_days, match, snapshot, world  # noqa: F401
+from tests.researchers.test_researchers_stage import harvest_days, match, snapshot, world  # noqa: F401
 from wove_pipeline.matching import researchers as researchers_load
 
 

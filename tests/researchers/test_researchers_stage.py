@@ -13,8 +13,6 @@ from wove_pipeline.arxiv.harvest import content_hash
 from wove_pipeline.enrichment import assets as enrichment
 from wove_pipeline.matching import researchers as researchers_load
 from wove_pipeline.matching.scoring import text_term_counts
-from wove_pipeline.resources import ArxivResource, DatabaseResource, RawStoreResource
-from wove_pipeline.resources.enrichment import OpenAlexResource, SemanticScholarResource
 from wove_pipeline.sandbox.generator import generate_world
 from wove_pipeline.sandbox.seed_fixtures import SEED_PENG_WANG_ID
 
@@ -24,23 +22,6 @@ UPSTREAM_ASSETS = [harvest.arxiv_records, harvest.papers, *enrichment.daily_enri
 @pytest.fixture(scope="module")
 def world():
     return generate_world(seed=7, papers_per_day=30, days=8)
-
-
-@pytest.fixture
-def env(database_url, world, tmp_path, monkeypatch):
-    from wove_pipeline.cli.runtime import sandbox_env, start_sandbox
-    server = start_sandbox(world, today=world.end_day + dt.timedelta(days=70))
-    for key, value in sandbox_env(server).items():
-        monkeypatch.setenv(key, value)
-    resources = {
-        "database": DatabaseResource(url=database_url),
-        "raw_store": RawStoreResource(root=str(tmp_path / "raw")),
-        "arxiv": ArxivResource(),
-        "s2": SemanticScholarResource(backoff_initial_s=0.01, backoff_max_s=0.05),
-        "openalex": OpenAlexResource(backoff_initial_s=0.01, backoff_max_s=0.05),
-    }
-    yield database_url, resources
-    server.stop()
 
 
 def harvest_days(resources, first: dt.date, last: dt.date) -> None:
