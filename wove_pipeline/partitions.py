@@ -79,7 +79,9 @@ class DayRange:
 MAX_DAYS_PER_RUN = 31
 
 
-def _build_daily_partitions():
+def build_daily_partitions():
+    """A fresh partition definition from the current environment (``daily_partitions`` is the one
+    built when the code location loads; tests change the window)."""
     import dagster as dg
 
     start, last = partitions_window()
@@ -94,7 +96,7 @@ def _build_backfill_policy():
     return dg.BackfillPolicy.multi_run(max_partitions_per_run=MAX_DAYS_PER_RUN)
 
 
-_LAZY = {"daily_partitions": _build_daily_partitions, "BACKFILL": _build_backfill_policy}
+_LAZY = {"daily_partitions": build_daily_partitions, "BACKFILL": _build_backfill_policy}
 
 
 def __getattr__(name: str) -> Any:
@@ -110,11 +112,6 @@ def __getattr__(name: str) -> Any:
     value = _LAZY[name]()
     globals()[name] = value  # built once
     return value
-
-
-def build_daily_partitions():
-    """A fresh partition definition from the current environment (tests change the window)."""
-    return _build_daily_partitions()
 
 
 def day_range(context) -> DayRange:
