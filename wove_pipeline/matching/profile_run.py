@@ -26,6 +26,18 @@ from wove_pipeline.database import access as db
 from . import profile_store
 from .assignment import MatchConfig
 from .identity import Redirect, assign_ids
+from .match_state import (
+    MatchSummary,
+    broken_overrides,
+    forget_own_links,
+    mention_id,
+    override_papers,
+    split_mention_id,
+    store_inputs,
+    totals,
+    upstream_names,
+)
+from .mention_load import load_mentions
 from .names import normalize_text
 from .overrides import Overrides
 from .profile_assign import _Compat, assign_by_profiles, update_profiles
@@ -38,42 +50,31 @@ def _researcher_row(p: Profile, names: dict[str, str]) -> tuple:
             p.orcids.most_common(1)[0][0] if p.orcids else None, sorted(p.s2_ids), sorted(p.openalex_ids))
 
 
-def _upstream_names(conn: psycopg.Connection, profiles: list[Profile]) -> dict[str, str]:
-    s2 = sorted({i for p in profiles for i in p.s2_ids})
-    oa = sorted({i for p in profiles for i in p.openalex_ids})
-    return dict(conn.execute(
-        "SELECT author_id, name FROM wove.s2_authors WHERE author_id = ANY(%s) AND name IS NOT NULL UNION ALL"
-        " SELECT author_id, display_name FROM wove.openalex_authors WHERE author_id = ANY(%s)"
-        " AND display_name IS NOT NULL", (s2, oa)).fetchall())
-
-
 def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], overrides: Overrides,
                       config: MatchConfig | None, now: dt.datetime):
-    from . import researchers as R
-
-    ends = sorted({R._split_mention_id(mid)[0] for pair in [*overrides.links, *overrides.splits] for mid in pair})
+    ends = sorted(override_papers(overrides))
     linked: dict[str, int] = {}
     if ends:
-        linked = {R.mention_id(a, p): r for a, p, r in conn.execute(
+        linked = {mention_id(a, p): r for a, p, r in conn.execute(
             "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)", (ends,))}
-        if R._broken_overrides(overrides, linked):
+        if broken_overrides(overrides, linked):
             return None
     if profile_store.needs_backfill(conn):
         profile_store.rebuild_all(conn, now)
     seeds = sorted(inputs)
-    mentions, evidence = R.load_mentions(conn, seeds)
+    mentions, evidence = load_mentions(conn, seeds)
     by_id = {m.mention_id: m for m in mentions}
     state = dict(conn.execute(
         "SELECT arxiv_id, content FROM wove.matching_state ms WHERE arxiv_id = ANY(%(ids)s)"
         " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)", {"ids": seeds}).fetchall())
     changed = {p for p, h in evidence.items() if state.get(p) != h}
-    previous = {R.mention_id(a, p): r for a, p, r in conn.execute(
+    previous = {mention_id(a, p): r for a, p, r in conn.execute(
         "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)", (seeds,))}
     gone = sorted(set(state) - set(evidence))
     if not changed and set(previous) == set(by_id):
-        R._store_inputs(conn, inputs, set(), evidence, now)
-        positions, researchers = R._totals(conn)
-        return R.MatchSummary(positions, 0, "unchanged", researchers, 0, 0, 0, 0, 0, len(mentions))
+        store_inputs(conn, inputs, set(), evidence, now)
+        positions, researchers = totals(conn)
+        return MatchSummary(positions, 0, "unchanged", researchers, 0, 0, 0, 0, 0, len(mentions))
 
     new_ids = {mid for mid, m in by_id.items() if m.paper_id in changed or mid not in previous}
     redecided = {mid: rid for mid, rid in previous.items() if mid in new_ids or mid not in by_id}
@@ -103,8 +104,8 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
             n = form_name(f)
             per[n.block].append(n)
         if any(all(compat(name, n) for n in forms) for blk, forms in per.items() for name in new_names.get(blk, ())):
-            wanted |= {R._split_mention_id(r.mention_id) for r in p.representatives if r.block in per}
-    rep_mentions, _ = R.load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted)
+            wanted |= {split_mention_id(r.mention_id) for r in p.representatives if r.block in per}
+    rep_mentions, _ = load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted)
     reps = {m.mention_id: m for m in rep_mentions}
 
     next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
@@ -130,7 +131,7 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     retired = sorted(set(identity.retired))
 
     # links: the re-decided ones go, the new ones are written with their evidence
-    stale_links = [R._split_mention_id(mid) for mid in redecided]
+    stale_links = [split_mention_id(mid) for mid in redecided]
     if stale_links:
         conn.execute(
             "DELETE FROM wove.researcher_mentions rm USING unnest(%s::text[], %s::int[]) AS s(arxiv_id, position) "
@@ -138,7 +139,7 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
             ([a for a, _ in stale_links], [p for _, p in stale_links]))
     rows, not_sure = [], 0
     for mid in sorted(new_ids):
-        arxiv_id, position = R._split_mention_id(mid)
+        arxiv_id, position = split_mention_id(mid)
         link = assignment.links[mid]
         not_sure += link.outcome == "not_sure"
         rows.append((arxiv_id, position, ids[mid], link.outcome, link.score,
@@ -170,7 +171,8 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     for rid, ms in profile_store.members_of(conn, sorted(complex_ids - set(retired))).items():
         done[rid] = build_profile(rid, ms)
     live = sorted(done)
-    names = _upstream_names(conn, list(done.values()))
+    names = upstream_names(conn, {i for p in done.values() for i in p.s2_ids},
+                           {i for p in done.values() for i in p.openalex_ids})
     db.upsert_rows(conn, "wove.researchers",
                    ("researcher_id", "display_name", "normalized_name", "mention_count", "orcid", "s2_author_ids",
                     "openalex_author_ids", "updated_at"),
@@ -189,12 +191,12 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     db.copy_rows(conn, "wove.researcher_id_events", ("kind", "old_id", "new_id", "happened_at"),
                  ((r.reason, r.old_id, r.new_id, r.at or now) for r in new_rows))
     conn.execute("SELECT setval('wove.researcher_id_seq', %s, false)", (max(identity.next_id, next_id),))
-    R._store_inputs(conn, inputs, changed, evidence, now)
-    R._forget_own_links(conn)
+    store_inputs(conn, inputs, changed, evidence, now)
+    forget_own_links(conn)
     if gone:
         conn.execute("DELETE FROM wove.matching_state WHERE arxiv_id = ANY(%s)", (gone,))
-    positions, researchers = R._totals(conn)
-    return R.MatchSummary(
+    positions, researchers = totals(conn)
+    return MatchSummary(
         mentions=positions, new_mentions=len(new_ids), mode="incremental", researchers=researchers,
         touched_researchers=len(live), created=len(identity.created), retired=len(retired), links_written=len(rows),
         not_sure=not_sure, positions_loaded=len(mentions) + len(reps))

@@ -9,7 +9,7 @@ does not fit in memory. This path cuts the same work by name block (``shards``):
    fingerprints of every paper (kept for matching_state once the links are written). Papers
    are read a page at a time.
 2. ``shard`` (one per shard, in any order, in parallel: a process or a pod each): the shard's
-   positions in block order, loaded chunk by chunk of whole blocks (``researchers.load_mentions``:
+   positions in block order, loaded chunk by chunk of whole blocks (``mention_load.load_mentions``:
    the same mentions as a full load), clustered with the model and rule of ``match_all``
    (``streaming.cluster_stream``), results to wove.rematch_results.
 3. ``finish`` (one process): the joins across name blocks over the clusters that share an
@@ -39,30 +39,28 @@ from wove_pipeline.matching import researchers as rs
 from wove_pipeline.matching.assignment import MatchConfig
 from wove_pipeline.matching.corpus import CorpusCounts, CorpusStats
 from wove_pipeline.matching.identity import Redirect, assign_ids
+from wove_pipeline.matching.match_state import (
+    FINGERPRINTS_SQL,
+    MatchSummary,
+    evidence_part,
+    forget_own_links,
+    mention_id,
+    split_mention_id,
+    totals,
+)
+from wove_pipeline.matching.mention_load import load_mentions
 from wove_pipeline.matching.mentions import Mention
 from wove_pipeline.matching.shards import N_SHARDS, shard_of
-from wove_pipeline.matching.streaming import CHUNK_MENTIONS, Result, cluster_stream, join_across, label_base, override_ends
+from wove_pipeline.matching.streaming import (
+    CHUNK_MENTIONS,
+    Result,
+    cluster_stream,
+    join_across,
+    label_base,
+    override_ends,
+)
 
 PAGE_PAPERS = 2000  # papers read at once by the plan
-
-# The input fingerprint of every paper: researchers.INPUTS_SQL's, without its filter against
-# matching_state (a test checks that an incremental run after a re-match finds nothing moved).
-FINGERPRINTS_SQL = """
-INSERT INTO wove.rematch_inputs (arxiv_id, inputs)
-WITH pa AS (
-    SELECT arxiv_id, string_agg(concat_ws(':', position, keyname, forenames, suffix, affiliations::text),
-                                '|' ORDER BY position) AS names
-    FROM wove.paper_authors GROUP BY arxiv_id
-),
-au AS (
-    SELECT arxiv_id, string_agg(concat_ws(':', position, s2_author_id, s2_confidence, openalex_author_id,
-                                          openalex_confidence, orcid, institution_ids::text, raw_affiliations::text),
-                                '|' ORDER BY position) AS aligned
-    FROM wove.authorships GROUP BY arxiv_id
-)
-SELECT p.arxiv_id, md5(concat_ws('#', array_to_string(p.categories, ','), pa.names, au.aligned))
-FROM wove.papers p LEFT JOIN pa USING (arxiv_id) LEFT JOIN au USING (arxiv_id)
-"""
 
 RESULT_COLUMNS = ("arxiv_id", "position", "shard", "label", "outcome", "score", "partner", "evidence", "block",
                   "orcid", "s2_author_id", "openalex_author_id", "first", "last", "suffix", "evidence_part")
@@ -93,7 +91,7 @@ def plan(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> PlanSum
         if not page:
             break
         after = page[-1]
-        mentions, _ = rs.load_mentions(conn, page, hash_evidence=False)  # counts and keeps missing text terms
+        mentions, _ = load_mentions(conn, page, hash_evidence=False)  # counts and keeps missing text terms
         stats.add(mentions)
         rows = [(m.paper_id, m.position, m.block, shard_of(m.block)) for m in mentions]
         shards.update(r[3] for r in rows)
@@ -111,13 +109,6 @@ def planned_shards(conn: psycopg.Connection) -> list[int]:
     return [r[0] for r in conn.execute("SELECT DISTINCT shard FROM wove.matching_blocks ORDER BY shard")]
 
 
-def _evidence_part(m: Mention) -> bytes:
-    """This position's share of its paper's evidence hash (researchers.load_mentions hashes
-    the concatenation of these over the paper's positions in order)."""
-    return rs._EVIDENCE_JSON([m.position, m.first, m.last, m.suffix, m.affiliations, m.s2_author_id,
-                              m.openalex_author_id, m.orcid, m.institution_ids, m.categories]).encode()
-
-
 def _shard_blocks(conn: psycopg.Connection, shard: int, chunk_mentions: int):
     """The shard's mentions, block after block, loaded a chunk of whole blocks at a time."""
     keys = conn.execute("SELECT block, arxiv_id, position FROM wove.matching_blocks WHERE shard = %s"
@@ -128,7 +119,7 @@ def _shard_blocks(conn: psycopg.Connection, shard: int, chunk_mentions: int):
         while end < len(keys) and keys[end][0] == keys[end - 1][0]:
             end += 1  # whole blocks
         only = {(a, p) for _, a, p in keys[start:end]}
-        mentions, _ = rs.load_mentions(conn, sorted({a for a, _ in only}), hash_evidence=False, only=only)
+        mentions, _ = load_mentions(conn, sorted({a for a, _ in only}), hash_evidence=False, only=only)
         by_block: dict[str, list[Mention]] = defaultdict(list)
         for m in sorted(mentions, key=lambda m: (m.paper_id, m.position)):
             by_block[m.block].append(m)
@@ -151,7 +142,7 @@ def shard(conn: psycopg.Connection, shard_id: int, config: MatchConfig | None = 
     def blocks():
         for block in _shard_blocks(conn, shard_id, chunk_mentions):
             for m in block:
-                parts[m.mention_id] = _evidence_part(m)
+                parts[m.mention_id] = evidence_part(m)
             yield block
 
     written = 0
@@ -167,7 +158,7 @@ def shard(conn: psycopg.Connection, shard_id: int, config: MatchConfig | None = 
 
 def _result(row) -> Result:
     arxiv_id, position, label, outcome, score, partner, evidence, block, orcid, s2, oa, first, last, suffix = row
-    return Result(rs.mention_id(arxiv_id, position), arxiv_id, position, block, label, outcome, score, partner,
+    return Result(mention_id(arxiv_id, position), arxiv_id, position, block, label, outcome, score, partner,
                   evidence or {}, orcid, s2, oa, first, last, suffix)
 
 
@@ -195,7 +186,7 @@ def _join_across_shards(conn: psycopg.Connection, overrides) -> int:
     end_labels = [r[0] for r in conn.execute(
         "SELECT label FROM wove.rematch_results r JOIN unnest(%s::text[], %s::int[]) AS e(arxiv_id, position)"
         " USING (arxiv_id, position)",
-        ([rs._split_mention_id(m)[0] for m in ends], [rs._split_mention_id(m)[1] for m in ends]))] if ends else []
+        ([split_mention_id(m)[0] for m in ends], [split_mention_id(m)[1] for m in ends]))] if ends else []
     # streaming.joined_labels in SQL: the archive's keys never come to this process
     relevant = {r[0] for r in conn.execute(JOINED_LABELS_SQL)} | set(end_labels)
     if not relevant:
@@ -203,7 +194,7 @@ def _join_across_shards(conn: psycopg.Connection, overrides) -> int:
     members = [_result(r) for r in conn.execute(RESULT_SELECT + " WHERE label = ANY(%s)", (sorted(relevant),))]
     moved = join_across(members, overrides)
     if moved:
-        ids = [rs._split_mention_id(m) for m in moved]
+        ids = [split_mention_id(m) for m in moved]
         conn.execute("UPDATE wove.rematch_results r SET label = u.label"
                      " FROM unnest(%s::text[], %s::int[], %s::bigint[]) AS u(arxiv_id, position, label)"
                      " WHERE r.arxiv_id = u.arxiv_id AND r.position = u.position",
@@ -211,7 +202,7 @@ def _join_across_shards(conn: psycopg.Connection, overrides) -> int:
     return len(moved)
 
 
-def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> rs.MatchSummary:
+def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> MatchSummary:
     """Step 3: joins across blocks, stable ids unit by unit, links and researcher rows."""
     now = now or dt.datetime.now(dt.timezone.utc)
     db.advisory_lock(conn, "researchers")
@@ -229,13 +220,13 @@ def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> rs.Ma
                  for r in db.fetch_all(conn, "SELECT * FROM wove.researcher_redirects")}
     first_id = counter = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
     done: set[int] = set()  # ids a unit before kept or retired
-    totals = defaultdict(int)
+    tally = defaultdict(int)
     homes = [r[0] for r in conn.execute("SELECT DISTINCT home FROM wove.rematch_results ORDER BY 1")]
     for home in homes:
         results = [_result(r) for r in conn.execute(RESULT_SELECT + " WHERE home = %s ORDER BY arxiv_id, position",
                                                     (home,))]
         by_id = {r.mention_id: r for r in results}
-        previous_all = {rs.mention_id(a, p): rid for a, p, rid in conn.execute(
+        previous_all = {mention_id(a, p): rid for a, p, rid in conn.execute(
             "SELECT rm.arxiv_id, rm.position, rm.researcher_id FROM wove.researcher_mentions rm"
             " JOIN wove.rematch_results r USING (arxiv_id, position) WHERE r.home = %s", (home,))}
         previous = {m: rid for m, rid in previous_all.items() if rid not in done}
@@ -250,10 +241,10 @@ def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> rs.Ma
         changed = {o: r for o, r in identity.redirects.items() if redirects.get(o) != r}
         redirects = identity.redirects
         _write_unit(conn, by_id, identity.mention_ids, identity.retired, changed, new_rows, now)
-        totals["created"] += len(identity.created)
-        totals["retired"] += len(identity.retired)
-        totals["links"] += len(results)
-        totals["researchers"] += len(kept)
+        tally["created"] += len(identity.created)
+        tally["retired"] += len(identity.retired)
+        tally["links"] += len(results)
+        tally["researchers"] += len(kept)
     # (links of positions that left the corpus went with them: ON DELETE CASCADE.) Positions the
     # plan did not see, linked by a daily run since, keep their links, moved off retired ids;
     # researchers left without links are retired
@@ -271,11 +262,11 @@ def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> rs.Ma
     conn.execute("SELECT setval('wove.researcher_id_seq', %s, false)", (max(counter, first_id),))
     profile_store.rebuild_all(conn, now)  # the profiles the daily runs score against, from the new links
     _store_state(conn, now)
-    rs._forget_own_links(conn)
+    forget_own_links(conn)
     conn.execute("TRUNCATE wove.rematch_results, wove.matching_blocks, wove.rematch_inputs")
-    positions, researchers = rs._totals(conn)
-    return rs.MatchSummary(positions, totals["links"], "full", researchers, totals["researchers"], totals["created"],
-                           totals["retired"] + len(orphans), totals["links"], 0, totals["links"])
+    positions, researchers = totals(conn)
+    return MatchSummary(positions, tally["links"], "full", researchers, tally["researchers"], tally["created"],
+                           tally["retired"] + len(orphans), tally["links"], 0, tally["links"])
 
 
 def _write_unit(conn, by_id: dict[str, Result], ids: dict[str, int], retired: list[int],
@@ -283,12 +274,12 @@ def _write_unit(conn, by_id: dict[str, Result], ids: dict[str, int], retired: li
     members: dict[int, list[Mention]] = defaultdict(list)
     for mid, rid in ids.items():
         members[rid].append(by_id[mid].lite())
-    profiles = rs._profile_names(conn, [m for ms in members.values() for m in ms])
+    profiles = rs.profile_names(conn, [m for ms in members.values() for m in ms])
     db.upsert_rows(
         conn, "wove.researchers",
         ("researcher_id", "display_name", "normalized_name", "mention_count", "orcid", "s2_author_ids",
          "openalex_author_ids", "updated_at"),
-        ((*rs._researcher_row(rid, members[rid], profiles), now) for rid in sorted(members)), key=("researcher_id",))
+        ((*rs.researcher_row(rid, members[rid], profiles), now) for rid in sorted(members)), key=("researcher_id",))
     keys = [(r.paper_id, r.position) for r in by_id.values()]
     conn.execute("DELETE FROM wove.researcher_mentions rm USING unnest(%s::text[], %s::int[]) AS s(arxiv_id, position)"
                  " WHERE rm.arxiv_id = s.arxiv_id AND rm.position = s.position",
@@ -323,7 +314,7 @@ def _store_state(conn: psycopg.Connection, now: dt.datetime) -> None:
 
 
 def rematch(conn: psycopg.Connection, config: MatchConfig | None = None, *,
-            now: dt.datetime | None = None) -> rs.MatchSummary:
+            now: dt.datetime | None = None) -> MatchSummary:
     """The three steps in one transaction and one process (tests, a small archive)."""
     plan(conn, now=now)
     for s in planned_shards(conn):

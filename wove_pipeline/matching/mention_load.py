@@ -1,0 +1,124 @@
+"""Author positions out of the database as Mentions, with their evidence (``load_mentions``):
+what every matching path reads (researchers, profile_run, rematch)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+
+import psycopg
+
+from wove_pipeline.database import access as db
+
+from .match_state import evidence_part, mention_id
+from .mentions import MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
+from .names import make_name
+from .scoring import TEXT_TERMS_VERSION, text_term_counts
+
+# Author positions, and their papers' fields once per paper (a paper's title and abstract
+# on every position's row were most of what a large load transferred).
+MENTIONS_SQL = """
+SELECT pa.arxiv_id, pa.position, pa.keyname, pa.forenames, pa.suffix, pa.affiliations,
+       au.s2_author_id, au.s2_confidence, au.openalex_author_id, au.openalex_confidence,
+       au.orcid, au.institution_ids, au.raw_affiliations
+FROM wove.paper_authors pa
+LEFT JOIN wove.authorships au USING (arxiv_id, position)
+{where}
+ORDER BY pa.arxiv_id, pa.position
+"""
+# A paper whose text was counted before (papers.content_hash: the same title and abstract)
+# comes with its kept term counts instead of its text.
+MENTION_PAPERS_SQL = """
+SELECT p.arxiv_id, p.published, p.categories, p.journal_ref, p.content_hash, t.terms,
+       CASE WHEN t.terms IS NULL THEN p.title END, CASE WHEN t.terms IS NULL THEN p.abstract END
+FROM wove.papers p
+LEFT JOIN wove.matching_text_terms t
+       ON t.arxiv_id = p.arxiv_id AND t.content_hash = p.content_hash AND t.version = %(version)s
+{where}
+"""
+
+# An aligned upstream id below this confidence is not used as evidence.
+MIN_ALIGNMENT_CONFIDENCE = 0.5
+
+
+def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, *,
+                  hash_evidence: bool = True, only: set[tuple[str, int]] | None = None,
+                  ) -> tuple[list[Mention], dict[str, str | None]]:
+    """Every author position (of these papers; of them, the ``only`` (arxiv_id, position)
+    pairs) as a Mention, and a hash of each paper's author evidence (None for every paper
+    with ``hash_evidence=False``: papers whose input fingerprint says their evidence did
+    not move). Co-author keys always come from every position of the paper."""
+    if only is not None and hash_evidence:
+        raise ValueError("a paper's evidence hash reads all its positions: `only` needs hash_evidence=False")
+    # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
+    if arxiv_ids is None:
+        rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
+        papers = conn.execute(MENTION_PAPERS_SQL.format(where=""), {"version": TEXT_TERMS_VERSION}).fetchall()
+    else:
+        ids = list(arxiv_ids)
+        rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (ids,)).fetchall()
+        papers = conn.execute(MENTION_PAPERS_SQL.format(where="WHERE p.arxiv_id = ANY(%(ids)s)"),
+                              {"ids": ids, "version": TEXT_TERMS_VERSION}).fetchall()
+    paper_fields = _with_text_terms(conn, papers)
+    by_paper: dict[str, list[tuple]] = defaultdict(list)
+    for row in rows:
+        by_paper[row[0]].append(row)
+    mentions: list[Mention] = []
+    evidence_hash: dict[str, str | None] = {}
+    for arxiv_id, paper_rows in by_paper.items():
+        if arxiv_id not in paper_fields:
+            continue  # positions of a paper that is gone (the inner join of one query did this)
+        published, categories, journal_ref, text_terms = paper_fields[arxiv_id]
+        categories = list(categories or [])
+        keys = [make_name(r[3], None, r[2]).block for r in paper_rows]
+        big = len(paper_rows) > MAX_COAUTHOR_AUTHORS  # giant collaborations carry no per-person co-author signal
+        digest = hashlib.sha256()
+        for k, (_, position, keyname, forenames, suffix, affiliations, s2_author_id, s2_confidence,
+                openalex_author_id, openalex_confidence, orcid, institution_ids,
+                raw_affiliations) in enumerate(paper_rows):
+            if only is not None and (arxiv_id, position) not in only:
+                continue
+            s2_ok = (s2_confidence or 0) >= MIN_ALIGNMENT_CONFIDENCE
+            oa_ok = (openalex_confidence or 0) >= MIN_ALIGNMENT_CONFIDENCE
+            confidences = [c for c, ok in ((s2_confidence, s2_ok), (openalex_confidence, oa_ok)) if ok]
+            m = Mention(
+                mention_id=mention_id(arxiv_id, position),
+                paper_id=arxiv_id,
+                position=position,
+                first=forenames,
+                last=keyname,
+                suffix=suffix,
+                affiliations=list(affiliations or []) or list(raw_affiliations or []),
+                s2_author_id=s2_author_id if s2_ok else None,
+                openalex_author_id=openalex_author_id if oa_ok else None,
+                orcid=normalize_orcid(orcid) if oa_ok else None,
+                institution_ids=list(institution_ids or []) if oa_ok else [],
+                coauthor_keys=[] if big else [x for j, x in enumerate(keys) if j != k],
+                categories=list(categories),
+                text_terms=text_terms,  # the text itself is not needed once counted
+                year=published.year if published else None,
+                published=published,
+                venue=journal_ref,
+                n_authors=len(paper_rows),
+                alignment_confidence=min(confidences) if confidences else None,
+            )
+            mentions.append(m)
+            if hash_evidence:
+                digest.update(evidence_part(m))
+        evidence_hash[arxiv_id] = digest.hexdigest() if hash_evidence else None
+    return mentions, evidence_hash
+
+
+def _with_text_terms(conn: psycopg.Connection, papers: list[tuple]) -> dict[str, tuple]:
+    """arxiv_id -> (published, categories, journal_ref, text_terms): the kept term counts, and
+    for texts not counted before (new papers, changed titles or abstracts) counts made now and
+    kept (in the run's transaction)."""
+    fresh = [(arxiv_id, content_hash, f"{title}\n{abstract or ''}")
+             for arxiv_id, _, _, _, content_hash, terms, title, abstract in papers if terms is None]
+    counted = text_term_counts([text for _, _, text in fresh])
+    if fresh:
+        db.upsert_rows(conn, "wove.matching_text_terms", ("arxiv_id", "content_hash", "version", "terms"),
+                       ((a, h, TEXT_TERMS_VERSION, t) for (a, h, _), t in zip(fresh, counted)), key=("arxiv_id",))
+    made = {arxiv_id: terms for (arxiv_id, _, _), terms in zip(fresh, counted)}
+    return {arxiv_id: (published, categories, journal_ref, made[arxiv_id] if terms is None else terms)
+            for arxiv_id, published, categories, journal_ref, _, terms, _, _ in papers}
