@@ -37,6 +37,7 @@ Beside this module: ``assignment`` (``MatchConfig``, ``Link``, ``Assignment``), 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 
 import numpy as np
 from scipy.cluster.hierarchy import linkage
@@ -122,6 +123,38 @@ def _explain(data, bn, model, I, J) -> list[dict[str, float]]:
     for row in rows.tolist():
         out.append({f: v for f, v in zip(names, row) if v != 0.0})
     return out
+
+
+def _decide(uniq: np.ndarray, mean: np.ndarray, bad: np.ndarray, forced: np.ndarray, threshold: float,
+            unsure_low: float) -> tuple[str, int, float | None]:
+    """One mention's outcome over the candidate clusters ``uniq``: ``mean`` its probability to
+    each, ``bad`` those it may not join, ``forced`` those an override puts it in (none of them
+    bad). Forced: the best forced cluster; otherwise the best viable cluster, linked at the
+    threshold or over, else a new cluster (``not_sure`` from ``unsure_low``). Returns
+    (outcome, cluster or -1 for a new one, the best score or None without a viable cluster)."""
+    if forced.any():
+        k = int(np.flatnonzero(forced)[np.argmax(mean[forced])])
+        return "forced", int(uniq[k]), float(mean[k])
+    viable = np.flatnonzero(~bad)
+    if not len(viable):
+        return "new", -1, None
+    k = int(viable[np.argmax(mean[viable])])
+    score = float(mean[k])
+    if score >= threshold:
+        return "linked", int(uniq[k]), score
+    return ("not_sure" if score >= unsure_low else "new"), -1, score
+
+
+def _pending_links(data: MatchData, bn: BlockNames, model, pending) -> Iterator[Link]:
+    """The links of decided mentions, ``pending`` (mention row, partner row or -1, cluster,
+    score, outcome), with the evidence against their partners (explained in one batch)."""
+    I = [p[0] for p in pending if p[1] >= 0]
+    J = [p[1] for p in pending if p[1] >= 0]
+    ev = iter(_explain(data, bn, model, I, J))
+    for i, j, lb, sc, oc in pending:
+        e = next(ev) if j >= 0 else {}
+        yield Link(data.mentions[i].mention_id, lb, oc, None if sc is None else round(sc, 4),
+                   data.mentions[j].mention_id if j >= 0 else None, e)
 
 
 class _Run:
@@ -218,17 +251,7 @@ class _Run:
                     # A cluster the mention may not join (cannot-link: another block of the
                     # pack, the same paper, a forced split) is no candidate: with none left
                     # the mention starts a profile with no score, whatever the pack holds.
-                    viable = np.flatnonzero(~bad)
-                    if forced.any():
-                        k = int(np.flatnonzero(forced)[np.argmax(mean[forced])])
-                        outcome, best_lab, score = "forced", int(uniq[k]), float(mean[k])
-                    elif len(viable):
-                        k = int(viable[np.argmax(mean[viable])])
-                        score = float(mean[k])
-                        if score >= self.threshold:
-                            outcome, best_lab = "linked", int(uniq[k])
-                        elif score >= self.unsure_low:
-                            outcome = "not_sure"
+                    outcome, best_lab, score = _decide(uniq, mean, bad, forced, self.threshold, self.unsure_low)
                     if best_lab >= 0:
                         inside = assigned[labs == best_lab]
                         partner = int(pool[inside[np.argmax(P[r, inside])]])
@@ -237,16 +260,9 @@ class _Run:
                 lab[pos] = best_lab
                 self.labels[i] = best_lab
                 pending_explain.append((i, partner if partner is not None else -1, best_lab, score, outcome))
-        I = [p[0] for p in pending_explain if p[1] >= 0]
-        J = [p[1] for p in pending_explain if p[1] >= 0]
-        ev = iter(_explain(d, bn, w, I, J))
-        for i, j, lb, sc, oc in pending_explain:
-            mid = d.mentions[i].mention_id
-            e = next(ev) if j >= 0 else {}
-            self.links[mid] = Link(
-                mid, lb, oc, None if sc is None else round(sc, 4), d.mentions[j].mention_id if j >= 0 else None, e
-            )
-            self.stats[count_as + oc] += 1
+        for link in _pending_links(d, bn, w, pending_explain):
+            self.links[link.mention_id] = link
+            self.stats[count_as + link.outcome] += 1
 
     # ---- one block of match_all
     def cluster_block(self, idx: np.ndarray) -> None:

@@ -29,13 +29,20 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from .assignment import Assignment, Link, MatchConfig
-from .cluster import _explain, _override_matrices, _Run
+from .cluster import _decide, _override_matrices, _pending_links, _Run
 from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
 from .overrides import Overrides
 from .profiles import Profile, build_profile, form_name
-from .scoring import BlockNames, block_names, build_data, combine_block_names, name_frequency, sigmoid
+from .scoring import (
+    BlockNames,
+    block_names,
+    build_data,
+    combine_block_names,
+    name_frequency,
+    sigmoid,
+)
 
 
 def _keys(m: Mention) -> list[tuple]:
@@ -237,17 +244,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
                     bad |= np.isin(uniq, list(pb))
                     forced |= np.isin(uniq, list(pm))
                 forced &= ~bad
-                viable = np.flatnonzero(~bad)
-                if forced.any():
-                    k = int(np.flatnonzero(forced)[np.argmax(mean[forced])])
-                    outcome, best, score = "forced", int(uniq[k]), float(mean[k])
-                elif len(viable):
-                    k = int(viable[np.argmax(mean[viable])])
-                    score = float(mean[k])
-                    if score >= run.threshold:
-                        outcome, best = "linked", int(uniq[k])
-                    elif score >= run.unsure_low:
-                        outcome = "not_sure"
+                outcome, best, score = _decide(uniq, mean, bad, forced, run.threshold, run.unsure_low)
                 if best >= 0:
                     inside = assigned[labs == best]
                     partner = int(pool[inside[np.argmax(P[r, inside])]])
@@ -256,14 +253,9 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
             lab[pos] = best
             run.labels[i] = best
             pending.append((i, partner if partner is not None else -1, best, score, outcome))
-    I = [p[0] for p in pending if p[1] >= 0]
-    J = [p[1] for p in pending if p[1] >= 0]
-    ev = iter(_explain(d, bn, w, I, J))
-    for i, j, lb, sc, oc in pending:
-        mid = d.mentions[i].mention_id
-        run.links[mid] = Link(mid, lb, oc, None if sc is None else round(sc, 4),
-                              d.mentions[j].mention_id if j >= 0 else None, next(ev) if j >= 0 else {})
-        run.stats[oc] += 1
+    for link in _pending_links(d, bn, w, pending):
+        run.links[link.mention_id] = link
+        run.stats[link.outcome] += 1
 
 
 def _join_across_blocks(clusters: dict[str, int], new: list[Mention], profiles: dict[int, Profile],
