@@ -132,7 +132,7 @@ def test_a_display_name_tie_goes_to_the_form_the_upstream_profiles_print(databas
                      " VALUES ('1741101', 'Jianming  Li', '2026-01-01', now())")
         conn.execute("INSERT INTO wove.openalex_authors (author_id, display_name, as_of, fetched_at)"
                      " VALUES ('A5023888391', 'Jianming Li', '2026-01-01', now())")
-        profiles = researchers_load._profile_names(conn, members)
+        profiles = researchers_load.profile_names(conn, members)
     assert profiles == {"1741101": "Jianming  Li", "A5023888391": "Jianming Li"}
     for order in itertools.permutations(members):
         assert researchers_load._display_name(list(order), profiles) == "Jianming Li"

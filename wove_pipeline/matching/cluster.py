@@ -125,8 +125,8 @@ def _explain(data, bn, model, I, J) -> list[dict[str, float]]:
     return out
 
 
-def _decide(uniq: np.ndarray, mean: np.ndarray, bad: np.ndarray, forced: np.ndarray, threshold: float,
-            unsure_low: float) -> tuple[str, int, float | None]:
+def decide_link(uniq: np.ndarray, mean: np.ndarray, bad: np.ndarray, forced: np.ndarray, threshold: float,
+                unsure_low: float) -> tuple[str, int, float | None]:
     """One mention's outcome over the candidate clusters ``uniq``: ``mean`` its probability to
     each, ``bad`` those it may not join, ``forced`` those an override puts it in (none of them
     bad). Forced: the best forced cluster; otherwise the best viable cluster, linked at the
@@ -145,7 +145,7 @@ def _decide(uniq: np.ndarray, mean: np.ndarray, bad: np.ndarray, forced: np.ndar
     return ("not_sure" if score >= unsure_low else "new"), -1, score
 
 
-def _pending_links(data: MatchData, bn: BlockNames, model, pending) -> Iterator[Link]:
+def pending_links(data: MatchData, bn: BlockNames, model, pending) -> Iterator[Link]:
     """The links of decided mentions, ``pending`` (mention row, partner row or -1, cluster,
     score, outcome), with the evidence against their partners (explained in one batch)."""
     I = [p[0] for p in pending if p[1] >= 0]
@@ -251,7 +251,7 @@ class _Run:
                     # A cluster the mention may not join (cannot-link: another block of the
                     # pack, the same paper, a forced split) is no candidate: with none left
                     # the mention starts a profile with no score, whatever the pack holds.
-                    outcome, best_lab, score = _decide(uniq, mean, bad, forced, self.threshold, self.unsure_low)
+                    outcome, best_lab, score = decide_link(uniq, mean, bad, forced, self.threshold, self.unsure_low)
                     if best_lab >= 0:
                         inside = assigned[labs == best_lab]
                         partner = int(pool[inside[np.argmax(P[r, inside])]])
@@ -260,7 +260,7 @@ class _Run:
                 lab[pos] = best_lab
                 self.labels[i] = best_lab
                 pending_explain.append((i, partner if partner is not None else -1, best_lab, score, outcome))
-        for link in _pending_links(d, bn, w, pending_explain):
+        for link in pending_links(d, bn, w, pending_explain):
             self.links[link.mention_id] = link
             self.stats[count_as + link.outcome] += 1
 

@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from .assignment import Assignment, Link, MatchConfig
-from .cluster import _decide, _override_matrices, _pending_links, _Run
+from .cluster import _override_matrices, _Run, decide_link, pending_links
 from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
@@ -244,7 +244,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
                     bad |= np.isin(uniq, list(pb))
                     forced |= np.isin(uniq, list(pm))
                 forced &= ~bad
-                outcome, best, score = _decide(uniq, mean, bad, forced, run.threshold, run.unsure_low)
+                outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
                 if best >= 0:
                     inside = assigned[labs == best]
                     partner = int(pool[inside[np.argmax(P[r, inside])]])
@@ -253,7 +253,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
             lab[pos] = best
             run.labels[i] = best
             pending.append((i, partner if partner is not None else -1, best, score, outcome))
-    for link in _pending_links(d, bn, w, pending):
+    for link in pending_links(d, bn, w, pending):
         run.links[link.mention_id] = link
         run.stats[link.outcome] += 1
 

@@ -99,7 +99,6 @@ def profile_names(conn: psycopg.Connection, mentions: list[Mention]) -> dict[str
                           {m.openalex_author_id for m in mentions if m.openalex_author_id})
 
 
-_profile_names = profile_names  # the former name (tests/enrichment/test_fidelity.py reads it)
 
 
 def researcher_row(rid: int, members: list[Mention], profile_names: dict[str, str] | None = None) -> tuple:
