@@ -192,6 +192,12 @@ class PssSampler:
         self._t.join()
 
 
+def _config_default(name: str):
+    from wove_pipeline.matching import MatchConfig
+
+    return getattr(MatchConfig(), name)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mentions", type=int, default=1_000_000)
@@ -201,14 +207,40 @@ def main(argv=None) -> None:
     ap.add_argument("--shards", type=int, default=64)
     ap.add_argument("--processes", default="1", help="streaming: worker processes over the shards; '1,2' runs both")
     ap.add_argument("--spool-dir", default=None)
+    ap.add_argument("--candidate-clusters", type=int, default=_config_default("candidate_clusters"),
+                    help="streaming: candidate clusters a mention of a big block is scored against (0: every member)")
+    ap.add_argument("--keep-spool", default=None,
+                    help="streaming: spool the corpus under this folder once and reuse it (not removed)")
+    ap.add_argument("--spool-only", action="store_true", help="streaming with --keep-spool: spool, match nothing")
+    ap.add_argument("--record", default=None, help="streaming: append each run's figures (JSON lines) to this file")
+    ap.add_argument("--section-from", default=None,
+                    help="streaming: write the RESULTS section from the runs recorded in this file (runs nothing)")
     args = ap.parse_args(argv)
+    if args.section_from:
+        import json
+
+        with open(args.section_from) as f:
+            runs = [json.loads(line) for line in f if line.strip()]
+        write_streaming_section(runs, " ; ".join(dict.fromkeys(r["command"] for r in runs)))
+        return
     if args.streaming:
+        import json
+
         runs = []
         for p in [int(x) for x in str(args.processes).split(",")]:
-            runs.append(main_streaming(argparse.Namespace(**{**vars(args), "processes": p})))
+            run = main_streaming(argparse.Namespace(**{**vars(args), "processes": p}))
+            if run is None:
+                return
+            run["command"] = (f"nice -n 10 .venv/bin/python -m bench.bench_matching --streaming --mentions {args.mentions}"
+                              f" --shards {args.shards} --processes {args.processes}"
+                              f" --candidate-clusters {args.candidate_clusters}")
+            run["candidate_clusters"] = args.candidate_clusters
+            runs.append(run)
+            if args.record:
+                with open(args.record, "a") as f:
+                    f.write(json.dumps(run) + "\n")
         if not args.no_write:
-            write_streaming_section(runs, f".venv/bin/python -m bench.bench_matching --streaming --mentions"
-                                          f" {args.mentions} --shards {args.shards} --processes {args.processes}")
+            write_streaming_section(runs, runs[0]["command"])
         return
 
     from wove_pipeline.matching import MatchConfig, match_all
@@ -345,16 +377,32 @@ def main_streaming(args) -> None:
                                                   join_across, joined_labels, label_base, map_shards)
 
     n_shards, processes = args.shards, args.processes
-    root = Path(tempfile.mkdtemp(prefix="wove-bench-shards-", dir=args.spool_dir))
     t0 = time.perf_counter()
-    gold, blocks = _spool(args.mentions, root, n_shards, keep_gold=args.mentions <= 2_000_000)
-    t_gen = time.perf_counter() - t0
+    if args.keep_spool:
+        # the corpus is deterministic: spooled once, reused by later runs (1 vs 2 processes)
+        root = Path(args.keep_spool) / f"spool-{args.mentions}-{n_shards}"
+        done = root / "spooled.pkl"
+        if done.exists():
+            with open(done, "rb") as f:
+                gold, blocks, t_gen = pickle.load(f)
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            gold, blocks = _spool(args.mentions, root, n_shards, keep_gold=args.mentions <= 2_000_000)
+            t_gen = time.perf_counter() - t0
+            with open(done, "wb") as f:
+                pickle.dump((gold, blocks, t_gen), f, protocol=5)
+        if args.spool_only:
+            return None
+    else:
+        root = Path(tempfile.mkdtemp(prefix="wove-bench-shards-", dir=args.spool_dir))
+        gold, blocks = _spool(args.mentions, root, n_shards, keep_gold=args.mentions <= 2_000_000)
+        t_gen = time.perf_counter() - t0
     sizes = sorted(blocks.values(), reverse=True)
     n_blocks = len(blocks)
     del blocks
     gc.collect()
     shards = list(range(n_shards))
-    cfg = MatchConfig(workers=1)
+    cfg = MatchConfig(workers=1, candidate_clusters=args.candidate_clusters)
 
     def stats_of(shard: int):
         st = CorpusStats()
@@ -382,6 +430,8 @@ def main_streaming(args) -> None:
         return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
     global STATS
+    with open("/proc/loadavg") as f:
+        load0 = f.read().split()[:3]
     c0 = cpu()
     with PssSampler() as pss:
         t1 = time.perf_counter()
@@ -414,8 +464,10 @@ def main_streaming(args) -> None:
         q = b3(clusters, gold)
         n_clusters = len(set(clusters.values()))
     for p in root.iterdir():
-        p.unlink()
-    root.rmdir()
+        if not args.keep_spool or p.name.startswith("result"):
+            p.unlink()
+    if not args.keep_spool:
+        root.rmdir()
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     body = f"""
@@ -438,19 +490,32 @@ def main_streaming(args) -> None:
     print(body or f"{sum(counts):,} mentions, {n_shards} shards, {processes} processes: {t_match:.0f} s"
           f" (stats {t_stats:.0f}, cluster {t_cluster:.0f}, join {t_join:.0f}), peak {pss.peak / 2**30:.2f} GiB,"
           f" CPU {c_match:.0f} s, gen {t_gen:.0f} s")
-    return dict(processes=processes, cpu_s=c_match, mentions=sum(counts), seconds=t_match, peak_gib=pss.peak / 2**30, stats_s=t_stats,
-                cluster_s=t_cluster, join_s=t_join, b3=q, body=body, blocks=n_blocks, largest=sizes[0])
+    big = sum(1 for s in sizes if s > cfg.max_block)
+    return dict(processes=processes, cpu_s=c_match, mentions=sum(counts), seconds=t_match, peak_gib=pss.peak / 2**30,
+                stats_s=t_stats, cluster_s=t_cluster, join_s=t_join, gen_s=t_gen, joined=len(members),
+                b3=[q.precision, q.recall, q.f1] if q else None, blocks=n_blocks, largest=sizes[0], big_blocks=big,
+                in_big=sum(s for s in sizes if s > cfg.max_block), load_start=" / ".join(load0),
+                load_end=" / ".join(load), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 
 
 STATS = None
 
 
 def streaming_body(runs: list[dict]) -> str:
-    head = "| processes | wall time | stats pass | clustering | joins | CPU (all processes) | peak memory (PSS, GiB) | B3 F1 |\n|---|---|---|---|---|---|---|---|\n"
-    rows = "".join(f"| {r['processes']} | **{r['seconds']:.0f} s** | {r['stats_s']:.0f} s | {r['cluster_s']:.0f} s |"
-                   f" {r['join_s']:.0f} s | {r['cpu_s']:.0f} s | **{r['peak_gib']:.2f}** |"
-                   f" {r['b3'].f1:.4f} |\n" if r["b3"] else "" for r in runs)
-    return head + rows + "\n" + "\n".join(f"{r['processes']} process(es):\n{r['body']}" for r in runs)
+    head = ("| mentions | processes | **wall time** | stats pass | clustering | joins | CPU (all processes) |"
+            " **peak memory** (PSS, GiB) | B3 P / R / F1 | load avg at start -> end (1/5/15 min) | date |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|\n")
+    rows = "".join(
+        f"| {r['mentions']:,} | {r['processes']} | **{r['seconds']:.0f} s** ({r['seconds'] / 60:.1f} min) |"
+        f" {r['stats_s']:.0f} s | {r['cluster_s']:.0f} s | {r['join_s']:.0f} s | {r['cpu_s']:.0f} s |"
+        f" **{r['peak_gib']:.2f}** | {' / '.join(f'{x:.4f}' for x in r['b3']) if r['b3'] else 'truth not kept'} |"
+        f" {r['load_start']} -> {r['load_end']} | {r['date']} |\n" for r in runs)
+    shapes = "".join(
+        f"- {r['mentions']:,} mentions: {r['blocks']:,} name blocks, the largest {r['largest']:,} mentions,"
+        f" {r['big_blocks']:,} above max_block (2,000) holding {r['in_big']:,} mentions; {r['joined']:,} mentions in"
+        f" clusters joined across blocks; synthesize and spool by shard {r['gen_s']:.0f} s (not counted)\n"
+        for r in {(r['mentions']): r for r in runs}.values())
+    return head + rows + "\n" + shapes
 
 
 def write_streaming_section(runs: list[dict], command: str, notes: str = "") -> None:

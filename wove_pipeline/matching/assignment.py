@@ -15,6 +15,9 @@ class MatchConfig:
     threshold: float | None = None  # link when mean pair probability >= threshold; None: the model's (cross-validated)
     unsure_low: float | None = None  # incremental: [unsure_low, threshold) -> "not_sure", new profile; None: the model's
     max_block: int = 2000  # blocks above this are sub-blocked
+    # big blocks: a mention is assigned against the representatives of at most this many
+    # candidate clusters (big_block.py: work per mention bounded); 0: against every member
+    candidate_clusters: int = 32
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
     workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)

@@ -14,8 +14,10 @@ the model's, chosen by cross-validation (train.py), and the same in both modes b
 * **Big blocks** (> ``max_block`` mentions, e.g. "y wang"): sub-blocked by connected
   components of compatible full given names; components still too big are clustered chunk
   by chunk (oldest chunk clustered, the rest assigned newest-first); initials-only
-  mentions ("P. Wang") are then assigned newest-first onto the block's clusters. Cost is
-  O(n * max_block) per block instead of O(n^2) memory.
+  mentions ("P. Wang") are then assigned newest-first onto the block's clusters. The
+  assignment in a big block scores each mention against the representatives of a few
+  candidate clusters (``big_block``: the daily branch's rule by profile), so its work per
+  mention is bounded whatever the block's size (``candidate_clusters=0``: every member).
 * **Incremental** (``assign_incremental``): new mentions, newest first, join the
   compatible cluster with the highest *average* probability if it is >= ``threshold``;
   between ``unsure_low`` and ``threshold`` the outcome is "not_sure" and the mention opens
@@ -272,6 +274,13 @@ class _Run:
             self.cluster(idx, bn)
             return
         self.stats["big_blocks"] += 1
+        if cfg.candidate_clusters:
+            from .big_block import assign_bounded
+
+            def assign(old, new, bn, count_as):
+                assign_bounded(self, old, new, bn, count_as=count_as)
+        else:
+            assign = self.assign
         names = [d.variants[g] for g in bn.uniq]
         initial = np.array([n.first_is_initial or not n.given for n in names])
         # connected components among full-name variants
@@ -305,12 +314,12 @@ class _Run:
                 o = cidx[np.argsort(ck, kind="stable")]  # oldest first
                 head, rest = o[: cfg.max_block], o[cfg.max_block :]
                 self.cluster(head, bn)
-                self.assign(head, rest[::-1], bn, count_as="chunk_")
+                assign(head, rest[::-1], bn, count_as="chunk_")
         inits = idx[init_mask]
         if len(inits):
             done = idx[~init_mask]
             keys = np.array([d.mentions[i].sort_date[0] for i in inits])
-            self.assign(done, inits[np.argsort(-keys, kind="stable")], bn, count_as="initials_")
+            assign(done, inits[np.argsort(-keys, kind="stable")], bn, count_as="initials_")
 
 
 # --------------------------------------------------------------------------- public API
