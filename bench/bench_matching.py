@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import sys
 import time
 
 import numpy as np
@@ -211,6 +212,9 @@ def main(argv=None) -> None:
                     help="streaming: candidate clusters a mention of a big block is scored against (0: every member)")
     ap.add_argument("--keep-spool", default=None,
                     help="streaming: spool the corpus under this folder once and reuse it (not removed)")
+    ap.add_argument("--only-shards", default=None,
+                    help="streaming: spool and match only these shards of the corpus (a sample of a corpus too big"
+                         " for the session; blocks are whole in a shard, so each costs what it would in the full run)")
     ap.add_argument("--spool-only", action="store_true", help="streaming with --keep-spool: spool, match nothing")
     ap.add_argument("--record", default=None, help="streaming: append each run's figures (JSON lines) to this file")
     ap.add_argument("--section-from", default=None,
@@ -233,7 +237,9 @@ def main(argv=None) -> None:
                 return
             run["command"] = (f"nice -n 10 .venv/bin/python -m bench.bench_matching --streaming --mentions {args.mentions}"
                               f" --shards {args.shards} --processes {args.processes}"
-                              f" --candidate-clusters {args.candidate_clusters}")
+                              f" --candidate-clusters {args.candidate_clusters}"
+                              + (f" --only-shards {args.only_shards}" if args.only_shards else ""))
+            run["only_shards"] = args.only_shards
             run["candidate_clusters"] = args.candidate_clusters
             runs.append(run)
             if args.record:
@@ -305,7 +311,7 @@ sensibly at scale (its names and evidence are simpler than the sandbox world's).
 
 # --------------------------------------------------------------------------- streaming by shard
 
-def _spool(n_mentions: int, root, n_shards: int, keep_gold: bool):
+def _spool(n_mentions: int, root, n_shards: int, keep_gold: bool, only: set[int] | None = None):
     """Write the synthetic corpus shard by shard (pickled Mentions, one file per shard) as it
     is generated: neither the generator nor the matcher ever holds the whole corpus."""
     import pickle
@@ -314,7 +320,7 @@ def _spool(n_mentions: int, root, n_shards: int, keep_gold: bool):
 
     from wove_pipeline.matching.scoring import text_term_counts
 
-    files = [open(root / f"shard{s:03d}.pkl", "wb") for s in range(n_shards)]
+    files = {s: open(root / f"shard{s:03d}.pkl", "wb") for s in range(n_shards) if only is None or s in only}
     buffers: list[list] = [[] for _ in range(n_shards)]
     gold: dict[str, int] = {}
     blocks: dict[str, int] = {}
@@ -323,12 +329,13 @@ def _spool(n_mentions: int, root, n_shards: int, keep_gold: bool):
     def route() -> None:
         # the papers' texts counted once (the pipeline keeps them counted: wove.matching_text_terms)
         texts: dict[str, str] = {}
-        for m, _ in pending:
+        routed = [(m, person, shard_of(m.block, n_shards)) for m, person in pending]
+        routed = [x for x in routed if x[2] in files]
+        for m, _, _ in routed:
             texts.setdefault(m.paper_id, m.text)
         terms = dict(zip(texts, text_term_counts(list(texts.values()))))
-        for m, person in pending:
+        for m, person, s in routed:
             m.text, m.text_terms = "", terms[m.paper_id]
-            s = shard_of(m.block, n_shards)
             buffers[s].append(m)
             blocks[m.block] = blocks.get(m.block, 0) + 1
             if keep_gold:
@@ -343,7 +350,7 @@ def _spool(n_mentions: int, root, n_shards: int, keep_gold: bool):
         if len(pending) >= 20_000:
             route()
     route()
-    for s, f in enumerate(files):
+    for s, f in files.items():
         if buffers[s]:
             pickle.dump(buffers[s], f, protocol=5)
         f.close()
@@ -377,17 +384,20 @@ def main_streaming(args) -> None:
                                                   join_across, joined_labels, label_base, map_shards)
 
     n_shards, processes = args.shards, args.processes
+    only = sorted(int(x) for x in args.only_shards.split(",")) if args.only_shards else None
     t0 = time.perf_counter()
     if args.keep_spool:
         # the corpus is deterministic: spooled once, reused by later runs (1 vs 2 processes)
-        root = Path(args.keep_spool) / f"spool-{args.mentions}-{n_shards}"
+        root = Path(args.keep_spool) / (f"spool-{args.mentions}-{n_shards}"
+                                        + (f"-only-{'-'.join(map(str, only))}" if only else ""))
         done = root / "spooled.pkl"
         if done.exists():
             with open(done, "rb") as f:
                 gold, blocks, t_gen = pickle.load(f)
         else:
             root.mkdir(parents=True, exist_ok=True)
-            gold, blocks = _spool(args.mentions, root, n_shards, keep_gold=args.mentions <= 2_000_000)
+            gold, blocks = _spool(args.mentions, root, n_shards, keep_gold=args.mentions <= 2_000_000,
+                                  only=set(only) if only else None)
             t_gen = time.perf_counter() - t0
             with open(done, "wb") as f:
                 pickle.dump((gold, blocks, t_gen), f, protocol=5)
@@ -401,7 +411,7 @@ def main_streaming(args) -> None:
     n_blocks = len(blocks)
     del blocks
     gc.collect()
-    shards = list(range(n_shards))
+    shards = only or list(range(n_shards))
     cfg = MatchConfig(workers=1, candidate_clusters=args.candidate_clusters)
 
     def stats_of(shard: int):
@@ -417,12 +427,17 @@ def main_streaming(args) -> None:
         return st
 
     def cluster_shard(shard: int) -> int:
+        c_start, t_start = time.process_time(), time.perf_counter()
         blocks_ = blocks_in_order(_read(root / f"shard{shard:03d}.pkl"))
         n = 0
         with open(root / f"result{shard:03d}.pkl", "wb") as out:
             for chunk in cluster_stream(blocks_, None, cfg, stats=STATS, first_label=label_base(shard)):
                 pickle.dump(chunk, out, protocol=5)
                 n += len(chunk)
+        # progress (a run cut short still says how far it got)
+        print(f"{time.strftime('%H:%M:%S')} shard {shard}: {n:,} mentions clustered in"
+              f" {time.process_time() - c_start:.0f} s CPU, {time.perf_counter() - t_start:.0f} s wall",
+              file=sys.stderr, flush=True)
         return n
 
     def cpu() -> float:
@@ -446,6 +461,7 @@ def main_streaming(args) -> None:
         STATS._fresh_affil, STATS._fresh_venue = list(STATS.affiliations), list(STATS.venues)
         STATS = STATS.done()
         t_stats = time.perf_counter() - t1
+        print(f"{time.strftime('%H:%M:%S')} statistics pass: {t_stats:.0f} s", file=sys.stderr, flush=True)
         t2 = time.perf_counter()
         counts = map_shards(cluster_shard, shards, processes)
         t_cluster = time.perf_counter() - t2
