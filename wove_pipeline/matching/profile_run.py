@@ -79,9 +79,11 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     new_ids = {mid for mid, m in by_id.items() if m.paper_id in changed or mid not in previous}
     redecided = {mid: rid for mid, rid in previous.items() if mid in new_ids or mid not in by_id}
     new = [by_id[mid] for mid in sorted(new_ids)]
-    profiles, stale = profile_store.load_candidates(conn, new)
+    # light: what the assignment reads; the ones the day updates are read whole below
+    profiles, stale = profile_store.load_candidates(conn, new, light=True)
     losing = set(redecided.values())
     rebuild = sorted(set(stale) | losing)
+    light = set(profiles) - set(rebuild)
     if rebuild:
         for rid in rebuild:
             profiles.pop(rid, None)
@@ -161,7 +163,8 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     for rid in complex_ids:
         simple.pop(rid, None)
     done: dict[int, Profile] = {}
-    existing = {rid: profiles[rid] for rid in simple if rid in profiles}
+    whole = profile_store.load_profiles(conn, sorted(rid for rid in simple if rid in light))
+    existing = {rid: whole[rid] if rid in light else profiles[rid] for rid in simple if rid in profiles}
     update_profiles(existing, [m for rid in existing for m in simple[rid]], {m.mention_id: rid for rid in existing
                                                                                for m in simple[rid]})
     done.update(existing)

@@ -33,6 +33,25 @@ WHERE p.blocks && %(blocks)s OR p.orcids && %(orcids)s
 """
 
 
+# What the assignment reads of a candidate (profile_assign: name forms, ORCIDs, id pairs,
+# representatives): a day reads every profile of its name blocks, the heavy aggregates
+# (centroid, co-author, venue, affiliation and category counts) only of those it updates.
+LIGHT_SQL = """
+SELECT p.researcher_id, p.name_forms, p.id_counts -> 'orcid', p.id_counts -> 'pairs', p.representatives,
+       (p.built_at >= r.updated_at AND p.mention_count = r.mention_count) AS fresh
+FROM wove.researcher_profiles p JOIN wove.researchers r USING (researcher_id)
+WHERE p.blocks && %(blocks)s OR p.orcids && %(orcids)s
+   OR (p.s2_author_ids && %(s2)s AND p.openalex_author_ids && %(oa)s)
+"""
+
+BY_ID_SQL = """
+SELECT p.researcher_id, p.blocks, p.mention_count, p.name_forms, p.coauthors, p.venues, p.affiliations,
+       p.categories, p.centroid, p.s2_author_ids, p.openalex_author_ids, p.orcids, p.id_counts, p.first_year,
+       p.last_year, p.representatives
+FROM wove.researcher_profiles p WHERE p.researcher_id = ANY(%s)
+"""
+
+
 def pack_centroid(c: Counter) -> bytes:
     if not c:
         return b""
@@ -69,13 +88,20 @@ def from_row(row: tuple) -> Profile:
         centroid=unpack_centroid(centroid), s2_ids=Counter(ids.get("s2", {})),
         openalex_ids=Counter(ids.get("openalex", {})), orcids=Counter(ids.get("orcid", {})),
         id_pairs=Counter(ids.get("pairs", {})), first_year=first_year, last_year=last_year,
-        representatives=[Representative(m, float(w), frozenset(t), b) for m, w, b, t in reps],
+        representatives=_representatives(reps),
     )
 
 
-def load_candidates(conn: psycopg.Connection, mentions: list[Mention]) -> tuple[dict[int, Profile], list[int]]:
+def _representatives(reps) -> list[Representative]:
+    return [Representative(m, float(w), frozenset(t), b) for m, w, b, t in reps]
+
+
+def load_candidates(conn: psycopg.Connection, mentions: list[Mention], *,
+                    light: bool = False) -> tuple[dict[int, Profile], list[int]]:
     """The profiles of these mentions' name blocks and those sharing an ORCID, or an S2 and an
-    OpenAlex author id, with one: (current profiles by researcher id, ids of stale ones)."""
+    OpenAlex author id, with one: (current profiles by researcher id, ids of stale ones).
+    ``light``: only what the assignment reads (name forms, ORCIDs, id pairs, representatives;
+    LIGHT_SQL): ``load_profiles`` reads the whole of those a run updates."""
     params = {
         "blocks": sorted({m.block for m in mentions}),
         "orcids": sorted({m.orcid for m in mentions if m.orcid}),
@@ -84,12 +110,27 @@ def load_candidates(conn: psycopg.Connection, mentions: list[Mention]) -> tuple[
     }
     current: dict[int, Profile] = {}
     stale: list[int] = []
+    if light:
+        for rid, forms, orcids, pairs, reps, fresh in conn.execute(LIGHT_SQL, params):
+            if fresh:
+                current[int(rid)] = Profile(label=int(rid), name_forms=Counter(forms), orcids=Counter(orcids or {}),
+                                            id_pairs=Counter(pairs or {}), representatives=_representatives(reps))
+            else:
+                stale.append(int(rid))
+        return current, stale
     for row in conn.execute(SELECT_SQL, params):
         if row[17]:
             current[int(row[0])] = from_row(row)
         else:
             stale.append(int(row[0]))
     return current, stale
+
+
+def load_profiles(conn: psycopg.Connection, researcher_ids: list[int]) -> dict[int, Profile]:
+    """These researchers' stored profiles, whole."""
+    if not researcher_ids:
+        return {}
+    return {int(row[0]): from_row(row) for row in conn.execute(BY_ID_SQL, (sorted(researcher_ids),))}
 
 
 def save(conn: psycopg.Connection, profiles: dict[int, Profile] | list[Profile], now: dt.datetime) -> int:
