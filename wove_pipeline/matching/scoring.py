@@ -1,8 +1,7 @@
 """The evidence of a list of mentions, column by column, for the pair features.
 
 ``build_data`` turns mentions into arrays and sparse matrices once per run (name variants,
-upstream ids, co-author blocks, TF-IDF of affiliations, venues and texts, categories with the
-primary weighing double); ``block_names`` tabulates the name relations inside one block.
+upstream ids, co-author blocks, TF-IDF of affiliations, venues and texts); ``block_names`` tabulates the name relations inside one block.
 ``features.pair_features`` reads these per pair, and the learned model (model.py) turns the
 features into a probability. Affiliation strings gain the acronyms of their parts, so
 "Massachusetts Institute of Technology" meets "MIT".
@@ -171,7 +170,6 @@ class MatchData:
     coauthors: sp.csr_matrix
     affil: sp.csr_matrix
     inst: sp.csr_matrix
-    cats: sp.csr_matrix
     venue: sp.csr_matrix
     text: sp.csr_matrix  # rows = papers
     paper_row: np.ndarray
@@ -179,7 +177,6 @@ class MatchData:
     has_affil: np.ndarray
     has_coauthors: np.ndarray
     has_inst: np.ndarray
-    has_cats: np.ndarray
     has_text: np.ndarray
     has_venue: np.ndarray
     n_coauthors: np.ndarray  # co-author keys per mention
@@ -210,10 +207,6 @@ def build_data(mentions: list[Mention]) -> MatchData:
         ngram=(1, 2), stop=AFFIL_STOP, n_features=2**20,
     )
     inst = _binary_csr([m.institution_ids for m in mentions])
-    cat_lists = [m.categories for m in mentions]
-    cats = _binary_csr(cat_lists)
-    if cats.nnz:  # primary category weighs 1, cross-lists 0.5; rows L2-normalized
-        cats = _weight_primary(cats, cat_lists)
     venue = _dedup_tfidf([normalize_text(m.venue) if m.venue else "" for m in mentions], n_features=2**16)
     # text per paper (mentions of one paper share it)
     prow: dict[str, int] = {}
@@ -250,7 +243,6 @@ def build_data(mentions: list[Mention]) -> MatchData:
         coauthors=coauth,
         affil=affil,
         inst=inst,
-        cats=cats,
         venue=venue,
         text=text,
         paper_row=paper_row,
@@ -258,7 +250,6 @@ def build_data(mentions: list[Mention]) -> MatchData:
         has_affil=np.diff(affil.indptr) > 0,
         has_coauthors=np.diff(coauth.indptr) > 0,
         has_inst=np.diff(inst.indptr) > 0,
-        has_cats=np.diff(cats.indptr) > 0,
         has_text=(np.diff(text.indptr) > 0)[paper_row],
         has_venue=np.diff(venue.indptr) > 0,
         index={m.mention_id: i for i, m in enumerate(mentions)},
@@ -290,18 +281,6 @@ def name_frequency(variants: list[Name]) -> np.ndarray:
         if n.given and not n.first_is_initial and n.last_key:
             out[i] = D.get(n.last_key, 1) * F.get(n.first, 1) / N
     return out
-
-
-def _weight_primary(cats: sp.csr_matrix, lists: list[list[str]]) -> sp.csr_matrix:
-    cats = cats.tocsr().astype(np.float32)
-    # the first stored entry of each row is the primary (insertion order in _binary_csr)
-    starts = cats.indptr[:-1]
-    nz = np.diff(cats.indptr) > 0
-    cats.data[:] = 0.5
-    cats.data[starts[nz]] = 1.0
-    norms = np.sqrt(np.asarray(cats.multiply(cats).sum(1)).ravel())
-    norms[norms == 0] = 1.0
-    return sp.diags(1.0 / norms).dot(cats).tocsr().astype(np.float32)
 
 
 class _Pairing:
