@@ -42,9 +42,11 @@ def synthesize(n_mentions: int, seed: int = 1):
     return mentions, gold
 
 
-def synthesize_iter(n_mentions: int, seed: int = 1):
+def synthesize_iter(n_mentions: int, seed: int = 1, keep=None):
     """(mention, person) one after the other: the generator holds the people and labs, not
-    the mentions (the same corpus as ``synthesize``)."""
+    the mentions (the same corpus as ``synthesize``). ``keep(given, surname)``: whether a
+    person's mentions are wanted; the others are drawn (the same random stream, the same
+    corpus) but not built."""
     from wove_pipeline.matching.mentions import Mention
     rng = np.random.default_rng(seed)
     n_persons = n_mentions // 6
@@ -86,6 +88,7 @@ def synthesize_iter(n_mentions: int, seed: int = 1):
             s2[i] = s2[j]
         if j != i and rng.random() < 0.25:
             oa[i] = oa[j]
+    wanted = None if keep is None else np.array([bool(keep(g, f)) for g, f in persons])
     words = [f"w{k}" for k in range(20000)]
     topic_words = {c: rng.choice(len(words), 300, replace=False) for c in CATS}
     made = 0
@@ -98,6 +101,25 @@ def synthesize_iter(n_mentions: int, seed: int = 1):
             authors.append(int(rng.integers(n_persons)))
         year = int(rng.integers(2010, 2026))
         tw = topic_words[cat]
+        if wanted is not None and not any(wanted[a] for a in authors):
+            # nobody wanted on this paper: the same draws, nothing built
+            rng.choice(tw, 40)
+            rng.integers(0, 20000, 40)
+            for _ in authors:
+                rng.random()
+            for a in authors:
+                if made >= n_mentions:
+                    break
+                made += 1
+                rng.random()
+                rng.random()
+                rng.random()
+                rng.random()
+                if has_orcid[a]:
+                    rng.random()
+                rng.random()
+            paper += 1
+            continue
         text = " ".join(words[int(x)] for x in rng.choice(tw, 40)) + " " + " ".join(words[int(x)] for x in rng.integers(0, 20000, 40))
         keys = []
         printed = []
@@ -115,6 +137,14 @@ def synthesize_iter(n_mentions: int, seed: int = 1):
             mid = f"p{paper}:{pos}"
             split = rng.random() < 0.05
             made += 1
+            if wanted is not None and not wanted[a]:
+                rng.random()
+                rng.random()
+                rng.random()
+                if has_orcid[a]:
+                    rng.random()
+                rng.random()
+                continue
             yield (
                 Mention(
                     mention_id=mid,
@@ -215,6 +245,8 @@ def main(argv=None) -> None:
     ap.add_argument("--only-shards", default=None,
                     help="streaming: spool and match only these shards of the corpus (a sample of a corpus too big"
                          " for the session; blocks are whole in a shard, so each costs what it would in the full run)")
+    ap.add_argument("--notes", default=None, help="with --section-from: a file of notes put under the table")
+    ap.add_argument("--match-shards", default=None, help="streaming: match only these of the spooled shards")
     ap.add_argument("--spool-only", action="store_true", help="streaming with --keep-spool: spool, match nothing")
     ap.add_argument("--record", default=None, help="streaming: append each run's figures (JSON lines) to this file")
     ap.add_argument("--section-from", default=None,
@@ -225,7 +257,8 @@ def main(argv=None) -> None:
 
         with open(args.section_from) as f:
             runs = [json.loads(line) for line in f if line.strip()]
-        write_streaming_section(runs, " ; ".join(dict.fromkeys(r["command"] for r in runs)))
+        notes = open(args.notes).read() if args.notes else ""
+        write_streaming_section(runs, " ; ".join(dict.fromkeys(r["command"] for r in runs)), notes)
         return
     if args.streaming:
         import json
@@ -238,8 +271,10 @@ def main(argv=None) -> None:
             run["command"] = (f"nice -n 10 .venv/bin/python -m bench.bench_matching --streaming --mentions {args.mentions}"
                               f" --shards {args.shards} --processes {args.processes}"
                               f" --candidate-clusters {args.candidate_clusters}"
-                              + (f" --only-shards {args.only_shards}" if args.only_shards else ""))
+                              + (f" --only-shards {args.only_shards}" if args.only_shards else "")
+                              + (f" --match-shards {args.match_shards}" if args.match_shards else ""))
             run["only_shards"] = args.only_shards
+            run["corpus"] = args.mentions
             run["candidate_clusters"] = args.candidate_clusters
             runs.append(run)
             if args.record:
@@ -345,7 +380,15 @@ def _spool(n_mentions: int, root, n_shards: int, keep_gold: bool, only: set[int]
                 buffers[s] = []
         pending.clear()
 
-    for m, person in synthesize_iter(n_mentions):
+    keep = None
+    if only is not None:
+        from wove_pipeline.matching.names import make_name
+
+        def keep(given: str, surname: str) -> bool:  # the printed forms' blocks (full, initials)
+            initials = ".-".join(x[0] for x in given.split("-")) + "."
+            return any(shard_of(make_name(g, None, surname).block, n_shards) in only for g in (given, initials))
+
+    for m, person in synthesize_iter(n_mentions, keep=keep):
         pending.append((m, person))
         if len(pending) >= 20_000:
             route()
@@ -407,11 +450,17 @@ def main_streaming(args) -> None:
         root = Path(tempfile.mkdtemp(prefix="wove-bench-shards-", dir=args.spool_dir))
         gold, blocks = _spool(args.mentions, root, n_shards, keep_gold=args.mentions <= 2_000_000)
         t_gen = time.perf_counter() - t0
+    shards = only or list(range(n_shards))
+    if args.match_shards:  # a part of what was spooled
+        shards = sorted(int(x) for x in args.match_shards.split(","))
+        gold = {}  # (the truth is by mention, not by shard)
+        from wove_pipeline.matching.shards import shard_of as _shard_of
+
+        blocks = {b: c for b, c in blocks.items() if _shard_of(b, n_shards) in set(shards)}
     sizes = sorted(blocks.values(), reverse=True)
     n_blocks = len(blocks)
     del blocks
     gc.collect()
-    shards = only or list(range(n_shards))
     cfg = MatchConfig(workers=1, candidate_clusters=args.candidate_clusters)
 
     def stats_of(shard: int):
@@ -521,13 +570,19 @@ def streaming_body(runs: list[dict]) -> str:
     head = ("| mentions | processes | **wall time** | stats pass | clustering | joins | CPU (all processes) |"
             " **peak memory** (PSS, GiB) | B3 P / R / F1 | load avg at start -> end (1/5/15 min) | date |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|\n")
+    def what(r: dict) -> str:
+        if not r.get("only_shards"):
+            return f"{r['mentions']:,}"
+        corpus = r.get("corpus") or int(r["command"].split("--mentions ")[1].split()[0])
+        return f"{r['mentions']:,} of {corpus:,} (shards {r['only_shards']} of 64)"
+
     rows = "".join(
-        f"| {r['mentions']:,} | {r['processes']} | **{r['seconds']:.0f} s** ({r['seconds'] / 60:.1f} min) |"
+        f"| {what(r)} | {r['processes']} | **{r['seconds']:.0f} s** ({r['seconds'] / 60:.1f} min) |"
         f" {r['stats_s']:.0f} s | {r['cluster_s']:.0f} s | {r['join_s']:.0f} s | {r['cpu_s']:.0f} s |"
         f" **{r['peak_gib']:.2f}** | {' / '.join(f'{x:.4f}' for x in r['b3']) if r['b3'] else 'truth not kept'} |"
         f" {r['load_start']} -> {r['load_end']} | {r['date']} |\n" for r in runs)
     shapes = "".join(
-        f"- {r['mentions']:,} mentions: {r['blocks']:,} name blocks, the largest {r['largest']:,} mentions,"
+        f"- {what(r)} mentions: {r['blocks']:,} name blocks, the largest {r['largest']:,} mentions,"
         f" {r['big_blocks']:,} above max_block (2,000) holding {r['in_big']:,} mentions; {r['joined']:,} mentions in"
         f" clusters joined across blocks; synthesize and spool by shard {r['gen_s']:.0f} s (not counted)\n"
         for r in {(r['mentions']): r for r in runs}.values())
@@ -537,7 +592,7 @@ def streaming_body(runs: list[dict]) -> str:
 def write_streaming_section(runs: list[dict], command: str, notes: str = "") -> None:
     from bench.results import write_section
 
-    write_section("Full re-match by shard", streaming_body(runs) + notes, command=command)
+    write_section("Full re-match by shard", streaming_body(runs) + "\n" + notes, command=command)
 
 
 if __name__ == "__main__":
