@@ -1,13 +1,10 @@
 """The corpus-wide statistics a pair's features read, gathered in one pass, so that a chunk of
 blocks is scored exactly as it would be inside the whole archive.
 
-``scoring.build_data`` fits four things over the mentions it is given: the name frequency
-(``name_frequency``: distinct first names per surname key, distinct surnames per first name,
-distinct full names) and the IDF of the affiliation strings, the venues and the papers'
-texts. Built over one chunk, they would describe the chunk, not the archive, and a pair's
+``scoring.build_data`` fits three things over the mentions it is given: the IDF of the
+affiliation strings, the venues and the papers' texts. Built over one chunk, they would describe the chunk, not the archive, and a pair's
 probability would depend on what else shares its chunk. ``CorpusStats`` holds them for the
-whole stream (a few MiB: counts per name part and document frequencies per hashed term,
-not the mentions), and ``build_chunk_data`` builds a chunk's ``MatchData`` with them.
+whole stream (a few MiB: document frequencies per hashed term, not the mentions), and ``build_chunk_data`` builds a chunk's ``MatchData`` with them.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .mentions import Mention
-from .names import Name, normalize_text
+from .names import normalize_text
 from .scoring import (AFFIL_STOP, TEXT_FEATURES, MatchData, _INDEX_BITS, _term_counts, affiliation_tokens,
                       build_data, text_term_counts)
 
@@ -38,7 +35,6 @@ def venue_string(m: Mention) -> str:
 class CorpusStats:
     """What build_data fits over all mentions. ``add`` them in any order, chunk by chunk."""
 
-    full_names: set[tuple[str, str]] = field(default_factory=set)  # (first, surname key) of full names
     affiliations: set[str] = field(default_factory=set)
     venues: set[str] = field(default_factory=set)
     papers: set[str] = field(default_factory=set)
@@ -54,9 +50,6 @@ class CorpusStats:
         texts: list[str] = []
         terms: list[bytes | None] = []
         for m in mentions:
-            n = m.name
-            if n.given and not n.first_is_initial and n.last_key:
-                self.full_names.add((n.first, n.last_key))
             a = affiliation_string(m)
             if a not in self.affiliations:
                 self.affiliations.add(a)
@@ -90,24 +83,15 @@ class CorpusStats:
     def done(self) -> "CorpusCounts":
         """The counts build_chunk_data reads (the sets are no longer needed)."""
         self._flush()
-        D: dict[str, int] = {}
-        F: dict[str, int] = {}
-        for f, s in self.full_names:
-            D[s] = D.get(s, 0) + 1
-            F[f] = F.get(f, 0) + 1
-        return CorpusCounts(D, F, len(self.full_names), len(self.affiliations), self.affil_df, len(self.venues),
-                            self.venue_df, len(self.papers), self.text_df)
+        return CorpusCounts(len(self.affiliations), self.affil_df, len(self.venues), self.venue_df, len(self.papers),
+                            self.text_df)
 
 
 @dataclass
 class CorpusCounts:
-    """scoring.build_data's corpus-wide fits: distinct first names per surname key (D),
-    distinct surnames per first name (F), distinct full names (N), and per hashed term the
-    document frequency over distinct affiliation strings, venues and papers."""
+    """scoring.build_data's corpus-wide fits: per hashed term the document frequency over
+    distinct affiliation strings, venues and papers."""
 
-    D: dict[str, int]
-    F: dict[str, int]
-    N: int
     n_affil: int
     affil_df: np.ndarray
     n_venue: int
@@ -115,22 +99,11 @@ class CorpusCounts:
     n_papers: int
     text_df: np.ndarray
 
-    def name_frequency(self, variants: list[Name]) -> np.ndarray:
-        """scoring.name_frequency over the whole corpus."""
-        out = np.full(len(variants), np.nan)
-        if not self.N:
-            return out
-        for i, n in enumerate(variants):
-            if n.given and not n.first_is_initial and n.last_key:
-                out[i] = self.D.get(n.last_key, 1) * self.F.get(n.first, 1) / float(self.N)
-        return out
-
     def to_bytes(self) -> bytes:
         import io
         import json
 
-        names = json.dumps({"D": self.D, "F": self.F, "N": self.N, "n_affil": self.n_affil,
-                            "n_venue": self.n_venue, "n_papers": self.n_papers}).encode()
+        names = json.dumps({"n_affil": self.n_affil, "n_venue": self.n_venue, "n_papers": self.n_papers}).encode()
         buf = io.BytesIO()
         np.savez_compressed(buf, names=np.frombuffer(names, dtype=np.uint8), affil_df=self.affil_df,
                             venue_df=self.venue_df, text_df=self.text_df)
@@ -143,7 +116,7 @@ class CorpusCounts:
 
         z = np.load(io.BytesIO(raw), allow_pickle=False)
         meta = json.loads(z["names"].tobytes())
-        return cls(meta["D"], meta["F"], meta["N"], meta["n_affil"], z["affil_df"], meta["n_venue"], z["venue_df"],
+        return cls(meta["n_affil"], z["affil_df"], meta["n_venue"], z["venue_df"],
                    meta["n_papers"], z["text_df"])
 
 
@@ -170,9 +143,8 @@ def _strings_tfidf(strings: list[str], df: np.ndarray, n_docs: int, **kw) -> sp.
 
 
 def build_chunk_data(mentions: list[Mention], stats: CorpusCounts) -> MatchData:
-    """build_data for a chunk of whole blocks, with the corpus' name counts and IDFs."""
+    """build_data for a chunk of whole blocks, with the corpus' IDFs."""
     data = build_data(mentions)
-    data.name_lambda = stats.name_frequency(data.variants)
     if data.affil.shape[1] > 1 or data.affil.nnz:
         data.affil = _strings_tfidf([affiliation_string(m) for m in mentions], stats.affil_df,
                                     stats.n_affil, ngram=(1, 2), stop=AFFIL_STOP,

@@ -24,7 +24,7 @@ earlier in the run. What changes is where the evidence comes from:
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 import numpy as np
 
@@ -40,7 +40,6 @@ from .scoring import (
     block_names,
     build_data,
     combine_block_names,
-    name_frequency,
     sigmoid,
 )
 
@@ -98,19 +97,13 @@ def assign_by_profiles(
     new_blocks = {m.block for m in new_mentions}
     compat = _Compat()
 
-    # every name form of the touched blocks, with its count (the members' and the day's)
-    block_forms: dict[str, Counter] = defaultdict(Counter)
     forms_of: dict[int, dict[str, list[Name]]] = {}
     for label, p in profiles.items():
         per: dict[str, list[Name]] = defaultdict(list)
-        for f, c in p.name_forms.items():
+        for f in p.name_forms:
             n = form_name(f)
             per[n.block].append(n)
-            if n.block in new_blocks:
-                block_forms[n.block][n] += c
         forms_of[label] = per
-    for m in new_mentions:
-        block_forms[m.block][m.name] += 1
 
     old: list[Mention] = []
     old_label: list[int] = []
@@ -122,8 +115,6 @@ def assign_by_profiles(
                 old_label.append(label)
                 old_weight.append(r.weight)
     data = build_data(old + new_mentions)
-    every_form = list({n for c in block_forms.values() for n in c})
-    data.name_lambda = name_frequency(list(data.variants) + every_form)[: len(data.variants)]
     run = _Run(data, overrides, cfg, first_label=first)
     n_old = len(old)
     run.labels[:n_old] = old_label
@@ -162,16 +153,6 @@ def assign_by_profiles(
         f |= {linked[x] for x in link_of.get(m.mention_id, ()) if x in linked}
         bad[i], must[i] = b, f - b
 
-    # the blocks' name tables, their block-wide counts from every form
-    def names_of(idx: np.ndarray) -> BlockNames:
-        bn = block_names(data, idx)
-        forms = block_forms[data.blocks[int(idx[0])]]
-        variants = [data.variants[int(g)] for g in bn.uniq]
-        amb = np.array([float(sum(c for n, c in forms.items() if compat(v, n))) for v in variants])
-        amb[amb <= 0] = 1.0
-        firsts = float(len({n.first for n in forms if n.given and not n.first_is_initial}))
-        return BlockNames(bn.uniq, bn.compat, bn.grade, bn.middle_eq, amb, np.full(len(variants), firsts))
-
     calls: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
     pack: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
     size = 0
@@ -190,7 +171,7 @@ def assign_by_profiles(
             continue
         keys = [data.mentions[i].sort_date for i in nw]
         nw = nw[sorted(range(len(nw)), key=keys.__getitem__, reverse=True)]
-        bn = names_of(idx)
+        bn = block_names(data, idx)
         if len(idx) > cfg.batch_size // 2:
             calls.append((o, nw, bn))
             continue

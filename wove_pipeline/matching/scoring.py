@@ -183,7 +183,6 @@ class MatchData:
     n_authors: np.ndarray  # authors of the mention's paper (NaN unknown)
     has_middle: np.ndarray  # per variant: prints more than one given name
     first_length: np.ndarray  # per variant: letters of the first given name (1 = initial)
-    name_lambda: np.ndarray  # per variant: expected other people with this full name (corpus counts)
     surname_variety: np.ndarray  # per variant: real bylines' distinct first names with the surname (log1p; name_prior.py)
     first_name_variety: np.ndarray  # per variant: real bylines' distinct surnames with the first name / initial (log1p)
     index: dict[str, int] = field(default_factory=dict)
@@ -229,7 +228,6 @@ def build_data(mentions: list[Mention]) -> MatchData:
         n_authors=np.array([float(m.n_authors) if m.n_authors else np.nan for m in mentions], dtype=np.float32),
         has_middle=np.array([len(n.given) > 1 for n in variants], dtype=bool),
         first_length=np.array([len(n.first) if n.given else 0 for n in variants], dtype=np.float32),
-        name_lambda=name_frequency(variants),
         mentions=mentions,
         names=names,
         variant=variant,
@@ -254,33 +252,6 @@ def build_data(mentions: list[Mention]) -> MatchData:
         has_venue=np.diff(venue.indptr) > 0,
         index={m.mention_id: i for i, m in enumerate(mentions)},
     )
-
-
-def name_frequency(variants: list[Name]) -> np.ndarray:
-    """Expected number of *other* people carrying each full name, from the corpus itself.
-
-    S2AND's name-count features (most important by SHAP) come from all of S2; a corpus on
-    its own still tells how populated a surname is and how common a first name is:
-    ``lambda(f, s) = D(s) * F(f) / N`` where D(s) = distinct full first names seen with
-    surname key s, F(f) = distinct surnames seen with first name f, N = distinct full
-    names (first, surname). Counting distinct *names* keeps one prolific author from
-    making his own name look common. "Peng Wang" (a populated surname, a common given
-    name) gets a large lambda, "Piotr Yilmaz" a tiny one. Initials-only names get NaN.
-    """
-    full = {(n.first, n.last_key) for n in variants if n.given and not n.first_is_initial and n.last_key}
-    out = np.full(len(variants), np.nan)
-    if not full:
-        return out
-    D: dict[str, int] = {}
-    F: dict[str, int] = {}
-    for f, s in full:
-        D[s] = D.get(s, 0) + 1
-        F[f] = F.get(f, 0) + 1
-    N = float(len(full))
-    for i, n in enumerate(variants):
-        if n.given and not n.first_is_initial and n.last_key:
-            out[i] = D.get(n.last_key, 1) * F.get(n.first, 1) / N
-    return out
 
 
 class _Pairing:
@@ -313,19 +284,12 @@ class BlockNames:
     compat: np.ndarray  # bool (v x v)
     grade: np.ndarray  # int8 (v x v)
     middle_eq: np.ndarray  # bool (v x v): both carry middle names and they agree
-    amb: np.ndarray  # float (v,) ambiguity count per local variant
-    first_names: np.ndarray  # float (v,): distinct full first names printed in the variant's block
 
 
 def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
     gv = data.variant[idx]
-    uniq, counts = np.unique(gv, return_counts=True)
+    uniq = np.unique(gv)
     v = len(uniq)
-    # how many people could hide behind the block's initials: distinct full first names in
-    # it (one "Richard" in "r binzel"; hundreds in "j wang"), counting names, not mentions,
-    # so a prolific author does not make his own name look crowded
-    firsts = np.full(v, float(len({data.variants[g].first for g in uniq if not data.variants[g].first_is_initial
-                                   and data.variants[g].given})))
     if v == 1:
         n = data.variants[int(uniq[0])]
         g = _GRADE_CODES[name_evidence(n, n)]
@@ -336,8 +300,6 @@ def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
             compat1,
             np.array([[g]], dtype=np.int8),
             np.array([[me]]),
-            np.array([float(counts[0]) if g > 0 else 1.0]),
-            firsts,
         )
     grade = np.zeros((v, v), dtype=np.int8)
     middle = np.zeros((v, v), dtype=bool)
@@ -358,11 +320,7 @@ def block_names(data: MatchData, idx: np.ndarray) -> BlockNames:
                     for x, y in zip(na.given[1:], nb.given[1:])
                 ) or (na.middle_initials == nb.middle_initials and len(na.given) == len(nb.given))
                 middle[a, b] = middle[b, a] = me
-    compat = grade > 0
-    amb = compat.astype(np.float64) @ counts.astype(np.float64)
-    return BlockNames(uniq, compat, grade, middle, amb, firsts)
-
-
+    return BlockNames(uniq, grade > 0, grade, middle)
 
 def combine_block_names(parts: list[BlockNames]) -> BlockNames:
     """Block-diagonal union of several blocks' name tables (blocks never share a variant)."""
@@ -382,8 +340,7 @@ def combine_block_names(parts: list[BlockNames]) -> BlockNames:
         o += k
     order = np.argsort(uniq, kind="stable")
     ix = np.ix_(order, order)
-    return BlockNames(uniq[order], compat[ix], grade[ix], middle[ix], np.concatenate([p.amb for p in parts])[order],
-                      np.concatenate([p.first_names for p in parts])[order])
+    return BlockNames(uniq[order], compat[ix], grade[ix], middle[ix])
 
 
 def sigmoid(x):
