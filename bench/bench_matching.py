@@ -111,13 +111,8 @@ def synthesize_iter(n_mentions: int, seed: int = 1, keep=None):
                 if made >= n_mentions:
                     break
                 made += 1
-                rng.random()
-                rng.random()
-                rng.random()
-                rng.random()
-                if has_orcid[a]:
-                    rng.random()
-                rng.random()
+                rng.random()  # the split flag
+                _skip_mention_draws(rng, has_orcid[a])
             paper += 1
             continue
         text = " ".join(words[int(x)] for x in rng.choice(tw, 40)) + " " + " ".join(words[int(x)] for x in rng.integers(0, 20000, 40))
@@ -138,12 +133,7 @@ def synthesize_iter(n_mentions: int, seed: int = 1, keep=None):
             split = rng.random() < 0.05
             made += 1
             if wanted is not None and not wanted[a]:
-                rng.random()
-                rng.random()
-                rng.random()
-                if has_orcid[a]:
-                    rng.random()
-                rng.random()
+                _skip_mention_draws(rng, has_orcid[a])
                 continue
             yield (
                 Mention(
@@ -165,6 +155,14 @@ def synthesize_iter(n_mentions: int, seed: int = 1, keep=None):
                 int(a),
             )
         paper += 1
+
+
+def _skip_mention_draws(rng, has_orcid: bool) -> None:
+    """The draws a built mention makes after its split flag (affiliation, S2 id, OpenAlex id,
+    ORCID when the person has one, institution), made without building it: the random stream
+    stays the same for the mentions that are built."""
+    for _ in range(3 + int(has_orcid) + 1):
+        rng.random()
 
 
 class PssSampler:

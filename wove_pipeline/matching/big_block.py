@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from .cluster import decide_link, pending_links
+from .cluster import decide_link
 from .model import score_pairs
 from .profiles import (
     MAX_REPRESENTATIVES,
@@ -209,7 +209,5 @@ def assign_bounded(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, 
             lab[pos] = best
             run.labels[i] = best
             pending.append((i, partner if partner is not None else -1, best, score, outcome))
-    for link in pending_links(d, bn, w, pending):
-        run.links[link.mention_id] = link
-        run.stats[count_as + link.outcome] += 1
+    run.record_links(bn, pending, count_as)
     run.stats[count_as + "bounded"] += len(new)

@@ -176,6 +176,12 @@ class _Run:
         self.next_label += 1
         return self.next_label - 1
 
+    def record_links(self, bn: BlockNames, pending, count_as: str = "") -> None:
+        """Keep the links of decided mentions (``pending_links``) and count their outcomes."""
+        for link in pending_links(self.data, bn, self.model, pending):
+            self.links[link.mention_id] = link
+            self.stats[count_as + link.outcome] += 1
+
     # ---- batch clustering of one (sub-)block
     def cluster(self, idx: np.ndarray, bn: BlockNames, batch: np.ndarray | None = None) -> None:
         """Cluster ``idx``; ``batch`` (block number per mention) packs several small blocks
@@ -262,9 +268,7 @@ class _Run:
                 lab[pos] = best_lab
                 self.labels[i] = best_lab
                 pending_explain.append((i, partner if partner is not None else -1, best_lab, score, outcome))
-        for link in pending_links(d, bn, w, pending_explain):
-            self.links[link.mention_id] = link
-            self.stats[count_as + link.outcome] += 1
+        self.record_links(bn, pending_explain, count_as)
 
     # ---- one block of match_all
     def cluster_block(self, idx: np.ndarray) -> None:

@@ -29,7 +29,7 @@ from collections import defaultdict
 import numpy as np
 
 from .assignment import Assignment, Link, MatchConfig
-from .cluster import _override_matrices, _Run, decide_link, pending_links
+from .cluster import _override_matrices, _Run, decide_link
 from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
@@ -234,9 +234,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
             lab[pos] = best
             run.labels[i] = best
             pending.append((i, partner if partner is not None else -1, best, score, outcome))
-    for link in pending_links(d, bn, w, pending):
-        run.links[link.mention_id] = link
-        run.stats[link.outcome] += 1
+    run.record_links(bn, pending)
 
 
 def _join_across_blocks(clusters: dict[str, int], new: list[Mention], profiles: dict[int, Profile],
