@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 
 from wove_pipeline.database.embedded import READER_ROLE
 from wove_pipeline.search.query import RELEVANCE_FLOOR
@@ -48,6 +49,10 @@ def _cmd_serve(args) -> int:
         host, port = server.server_address[:2]
         print(f"wove serve: http://{host}:{port}/ (read-only as {READER_ROLE}; Ctrl-C stops it)",
               flush=True)
+        # Ctrl-C and SIGTERM stop it whatever the parent left: an ignored SIGINT is inherited
+        # (a shell's background job starts with SIGINT ignored), and Python keeps it ignored
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
