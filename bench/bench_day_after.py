@@ -278,7 +278,7 @@ reading the representatives' positions 13%, building their features 10%.
 
 Fix made (same decisions; tests/researchers pass): the day reads its candidates light (name
 forms, ORCIDs, id pairs, representatives: what profile_assign reads) and whole only the
-profiles it updates (profile_store.LIGHT_SQL, load_profiles; commit 059b36b). At 100k papers:
+profiles it updates (profile_store.CANDIDATES_SQL, load_profiles; commit 059b36b). At 100k papers:
 CPU 123 -> 111 s, peak 5.2 -> 4.0 GiB. It takes the profile aggregates (text centroid,
 co-author, venue, affiliation and category counts) out of the part that grows, not the growth:
 the 300k day still passed the 8.5 GiB guard 212 s into its publish (whose first step is the

@@ -79,8 +79,8 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     new_ids = {mid for mid, m in by_id.items() if m.paper_id in changed or mid not in previous}
     redecided = {mid: rid for mid, rid in previous.items() if mid in new_ids or mid not in by_id}
     new = [by_id[mid] for mid in sorted(new_ids)]
-    # light: what the assignment reads; the ones the day updates are read whole below
-    profiles, stale = profile_store.load_candidates(conn, new, light=True)
+    # what the assignment reads; the ones the day updates are read whole below
+    profiles, stale = profile_store.load_candidates(conn, new)
     losing = set(redecided.values())
     rebuild = sorted(set(stale) | losing)
     light = set(profiles) - set(rebuild)

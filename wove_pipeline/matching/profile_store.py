@@ -20,23 +20,11 @@ COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors"
            "categories", "centroid", "s2_author_ids", "openalex_author_ids", "orcids", "id_counts", "first_year",
            "last_year", "representatives", "built_at")
 
-# A profile with its freshness: current when built at or after its researcher's row was
-# written and counting as many members.
-SELECT_SQL = """
-SELECT p.researcher_id, p.blocks, p.mention_count, p.name_forms, p.coauthors, p.venues, p.affiliations,
-       p.categories, p.centroid, p.s2_author_ids, p.openalex_author_ids, p.orcids, p.id_counts, p.first_year,
-       p.last_year, p.representatives, p.built_at,
-       (p.built_at >= r.updated_at AND p.mention_count = r.mention_count) AS fresh
-FROM wove.researcher_profiles p JOIN wove.researchers r USING (researcher_id)
-WHERE p.blocks && %(blocks)s OR p.orcids && %(orcids)s
-   OR (p.s2_author_ids && %(s2)s AND p.openalex_author_ids && %(oa)s)
-"""
-
-
-# What the assignment reads of a candidate (profile_assign: name forms, ORCIDs, id pairs,
-# representatives): a day reads every profile of its name blocks, the heavy aggregates
-# (centroid, co-author, venue, affiliation and category counts) only of those it updates.
-LIGHT_SQL = """
+# Profiles are read two ways: a day's candidates (by name block and upstream id) with only what
+# the assignment reads (profile_assign: name forms, ORCIDs, id pairs, representatives) and
+# whether each is current (built at or after its researcher's row was written, counting as many
+# members); and, whole, only the profiles the day updates (by researcher id).
+CANDIDATES_SQL = """
 SELECT p.researcher_id, p.name_forms, p.id_counts -> 'orcid', p.id_counts -> 'pairs', p.representatives,
        (p.built_at >= r.updated_at AND p.mention_count = r.mention_count) AS fresh
 FROM wove.researcher_profiles p JOIN wove.researchers r USING (researcher_id)
@@ -81,7 +69,7 @@ def profile_row(p: Profile, now: dt.datetime) -> tuple:
 
 def from_row(row: tuple) -> Profile:
     (rid, _blocks, count, forms, coauthors, venues, affiliations, categories, centroid, _s2, _oa, _orcids, ids,
-     first_year, last_year, reps) = row[:16]
+     first_year, last_year, reps) = row
     return Profile(
         label=int(rid), mention_count=int(count), name_forms=Counter(forms), coauthors=Counter(coauthors),
         venues=Counter(venues), affiliations=Counter(affiliations), categories=Counter(categories),
@@ -96,12 +84,10 @@ def _representatives(reps) -> list[Representative]:
     return [Representative(m, float(w), frozenset(t), b) for m, w, b, t in reps]
 
 
-def load_candidates(conn: psycopg.Connection, mentions: list[Mention], *,
-                    light: bool = False) -> tuple[dict[int, Profile], list[int]]:
+def load_candidates(conn: psycopg.Connection, mentions: list[Mention]) -> tuple[dict[int, Profile], list[int]]:
     """The profiles of these mentions' name blocks and those sharing an ORCID, or an S2 and an
-    OpenAlex author id, with one: (current profiles by researcher id, ids of stale ones).
-    ``light``: only what the assignment reads (name forms, ORCIDs, id pairs, representatives;
-    LIGHT_SQL): ``load_profiles`` reads the whole of those a run updates."""
+    OpenAlex author id, with one: (current profiles by researcher id, with what the assignment
+    reads; ids of stale ones). ``load_profiles`` reads the whole of those a run updates."""
     params = {
         "blocks": sorted({m.block for m in mentions}),
         "orcids": sorted({m.orcid for m in mentions if m.orcid}),
@@ -110,19 +96,12 @@ def load_candidates(conn: psycopg.Connection, mentions: list[Mention], *,
     }
     current: dict[int, Profile] = {}
     stale: list[int] = []
-    if light:
-        for rid, forms, orcids, pairs, reps, fresh in conn.execute(LIGHT_SQL, params):
-            if fresh:
-                current[int(rid)] = Profile(label=int(rid), name_forms=Counter(forms), orcids=Counter(orcids or {}),
-                                            id_pairs=Counter(pairs or {}), representatives=_representatives(reps))
-            else:
-                stale.append(int(rid))
-        return current, stale
-    for row in conn.execute(SELECT_SQL, params):
-        if row[17]:
-            current[int(row[0])] = from_row(row)
+    for rid, forms, orcids, pairs, reps, fresh in conn.execute(CANDIDATES_SQL, params):
+        if fresh:
+            current[int(rid)] = Profile(label=int(rid), name_forms=Counter(forms), orcids=Counter(orcids or {}),
+                                        id_pairs=Counter(pairs or {}), representatives=_representatives(reps))
         else:
-            stale.append(int(row[0]))
+            stale.append(int(rid))
     return current, stale
 
 
