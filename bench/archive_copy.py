@@ -9,7 +9,7 @@ new keys and the same contents otherwise:
 - arXiv ids ``<id>.c<k>`` (slugs ``<slug>-c<k>``, DOIs ``<doi>.c<k>``), upstream ids (S2 and
   OpenAlex author, paper and work ids, ORCIDs) ``<id>-c<k>``, S2 corpus ids + k * 10^10,
   researcher ids + k * 10^7; ids inside JSON (S2 author lists, OpenAlex authorships, the
-  profiles' id counts and representatives) likewise;
+  profiles' id counts, representatives and identifying tokens) likewise;
 - dates (OAI datestamps, publication times, enrichment attempts, upstream as-of days) moved
   back by ``61 + k * span`` days: each copy is an older stretch of the archive, outside the
   enrichment look-back (60 days) of the day run on top, as an old archive's papers are;
@@ -75,6 +75,9 @@ def _id_counts() -> str:
             f" 'orcid', {each.format(part='orcid')}, 'pairs', {pairs})")
 
 
+# a profile's identifying tokens ("<block>|<kind>:<value>"): the upstream ids (s:, o:, r:) suffixed
+_TOKENS = ("(SELECT coalesce(array_agg(CASE WHEN x ~ '^[^|]*[|][sor]:' THEN x || '-c' || g.k ELSE x END ORDER BY o),"
+           " '{}') FROM unnest(t.match_tokens) WITH ORDINALITY u(x, o))")
 _REPS = ("(SELECT coalesce(jsonb_agg(jsonb_set(e, '{0}', to_jsonb(regexp_replace(e ->> 0, ':([0-9]+)$',"
          " '.c' || g.k || ':\\1'))) ORDER BY o), '[]'::jsonb) FROM jsonb_array_elements(t.representatives)"
          " WITH ORDINALITY x(e, o))")
@@ -99,7 +102,8 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
                                 "openalex_author_ids": _UPS}),
     "researcher_mentions": (_BASE_AX, {"arxiv_id": _AX, "researcher_id": _RID, "evidence": "'{}'::jsonb"}),
     "researcher_profiles": (_BASE_RID, {"researcher_id": _RID, "s2_author_ids": _UPS, "openalex_author_ids": _UPS,
-                                        "orcids": _UPS, "id_counts": _id_counts(), "representatives": _REPS}),
+                                        "orcids": _UPS, "id_counts": _id_counts(), "representatives": _REPS,
+                                        "match_tokens": _TOKENS}),
     "matching_state": (_BASE_AX, {"arxiv_id": _AX}),
     "matching_text_terms": (_BASE_AX, {"arxiv_id": _AX}),
 }

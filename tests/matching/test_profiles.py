@@ -35,7 +35,8 @@ def test_profile_assignment_agrees_with_link_by_link_on_real_sets(name):
     links = b3(assign_incremental(old, base, new).clusters, gold).f1
     by_profile = incremental_by_profiles(old, base.clusters, new)
     profile = b3(by_profile.clusters, gold).f1
-    print(f"{name}: incremental B3 F1 link by link {links:.4f}, by profile {profile:.4f} ({profile - links:+.4f})")
+    print(f"{name}: incremental B3 F1 link by link {links:.4f}, by profile {profile:.4f} ({profile - links:+.4f});"
+          f" {by_profile.stats.get('bounded_candidates', 0)} of {len(new)} new positions in crowded blocks")
     assert abs(profile - links) <= 0.01
     # every new position has its link and evidence
     assert all(by_profile.links[m.mention_id].outcome for m in new)

@@ -87,3 +87,43 @@ def test_redirects_and_overrides_through_profiles(env, world):  # noqa: F811
     owner = {m: r for r, mm in final.items() for m in mm}
     assert owner[(a1, p1)] != owner[(a2, p2)]
     assert all(new is None or new in live for new in redirects.values())
+
+
+def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, monkeypatch):  # noqa: F811
+    """With blocks crowded (more profiles than candidate_clusters), the day reads each new
+    position's candidates from researcher_profiles.match_tokens: exactly the profiles the
+    same rule picks over every profile in memory, fewer than the blocks hold; the day lands."""
+    from collections import Counter
+
+    from wove_pipeline.matching import profile_store
+    from wove_pipeline.matching.assignment import MatchConfig
+    from wove_pipeline.matching.profile_assign import bounded_candidates, crowded, token_postings
+
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=1))
+    match(url)
+    harvest_days(resources, world.end_day, world.end_day)
+    config = MatchConfig(candidate_clusters=2)
+    seen = {}
+    real_load = profile_store.load_candidates
+
+    def load_and_compare(conn, mentions, cfg=None):
+        current, stale, candidates = real_load(conn, mentions, cfg)
+        every = profile_store.load_profiles(conn, [r for (r,) in conn.execute("SELECT researcher_id FROM wove.researchers")])
+        sizes = Counter(b for p in every.values() for b in p.blocks)
+        seen["expected"] = bounded_candidates(crowded(mentions, sizes, cfg), token_postings(every), cfg)
+        seen["got"], seen["read"] = candidates, set(current) | set(stale)
+        seen["in_blocks"] = {r for r, p in every.items() if p.blocks & {m.block for m in mentions}}
+        return current, stale, candidates
+
+    monkeypatch.setattr(profile_store, "load_candidates", load_and_compare)
+    day = match(url, config=config)
+    assert day.mode == "incremental" and day.new_mentions > 0
+    assert seen["got"] == seen["expected"] and len(seen["got"]) > 0
+    assert any(seen["got"].values())  # shared tokens found candidates
+    assert len(seen["in_blocks"] - seen["read"]) > 0  # crowded blocks were not read whole
+    check_profiles(url)
+    with psycopg.connect(url) as conn:
+        linked = conn.execute("SELECT count(*) FROM wove.researcher_mentions WHERE matched_at ="
+                              " (SELECT max(matched_at) FROM wove.researcher_mentions)").fetchone()[0]
+    assert linked == day.new_mentions

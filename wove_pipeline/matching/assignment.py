@@ -16,7 +16,8 @@ class MatchConfig:
     unsure_low: float | None = None  # incremental: [unsure_low, threshold) -> "not_sure", new profile; None: the model's
     max_block: int = 2000  # blocks above this are sub-blocked
     # big blocks: a mention is assigned against the representatives of at most this many
-    # candidate clusters (big_block.py: work per mention bounded); 0: against every member
+    # candidate clusters (big_block.py: work per mention bounded); the daily assignment by
+    # profile likewise in a block holding more profiles (profile_assign); 0: against every member
     candidate_clusters: int = 32
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)

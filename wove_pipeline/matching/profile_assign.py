@@ -16,6 +16,13 @@ earlier in the run. What changes is where the evidence comes from:
 * the **name features** that read the whole block (how many mentions' names fit either
   side, distinct first names, how common the full name is) are computed from every
   profile's name-form counts, as if every member were loaded;
+* **in a crowded block** (more profiles than ``MatchConfig.candidate_clusters``), a new
+  mention's candidates are the ``candidate_clusters`` profiles sharing the most identifying
+  tokens with it (its full name, a co-author key, an affiliation, an upstream id:
+  ``bounded_candidates``), as in the full re-match's big blocks (big_block.py), so
+  that what a day reads and scores does not grow with the block; a profile sharing none
+  could only be joined by name and text, which in a block this crowded is below the
+  threshold;
 * **across blocks**, identical upstream ids (an ORCID, or an S2 and an OpenAlex author id
   on one mention) join a new mention's profile to an existing one of another block with a
   compatible name (``cross_block.join_by_upstream_ids``'s rule), the candidates found by
@@ -24,17 +31,19 @@ earlier in the run. What changes is where the evidence comes from:
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from .assignment import Assignment, Link, MatchConfig
+from .big_block import TOKEN_POSTING
 from .cluster import _override_matrices, _Run, decide_link
 from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
 from .overrides import Overrides
-from .profiles import Profile, build_profile, form_name
+from .profiles import Profile, build_profile, form_name, identifying_tokens
 from .scoring import (
     BlockNames,
     block_names,
@@ -56,6 +65,39 @@ def _keys(m: Mention) -> list[tuple]:
 
 def _profile_keys(p: Profile) -> list[tuple]:
     return [("orcid", o) for o in p.orcids] + [("s2+oa", *pair.split("|", 1)) for pair in p.id_pairs]
+
+
+def crowded(new_mentions: Iterable[Mention], block_profiles: Mapping[str, int], cfg: MatchConfig) -> list[Mention]:
+    """The new mentions whose block holds more profiles than ``cfg.candidate_clusters``."""
+    if not cfg.candidate_clusters:
+        return []
+    return [m for m in new_mentions if block_profiles.get(m.block, 0) > cfg.candidate_clusters]
+
+
+def bounded_candidates(mentions: Iterable[Mention], postings: Mapping[str, Sequence[int]],
+                       cfg: MatchConfig) -> dict[str, set[int]]:
+    """Each (crowded) mention's candidate profiles: those sharing an identifying token with it,
+    the ``cfg.candidate_clusters`` sharing the most (ties: the older profile). ``postings``:
+    token -> the profiles holding it; a token held by more than TOKEN_POSTING (a co-author
+    key like "w wang" in "y zhang") tells nobody apart and selects none."""
+    out: dict[str, set[int]] = {}
+    for m in mentions:
+        shared: Counter = Counter()
+        for t in identifying_tokens(m):
+            holders = postings.get(t, ())
+            if len(holders) <= TOKEN_POSTING:
+                shared.update(holders)
+        out[m.mention_id] = set(sorted(shared, key=lambda label: (-shared[label], label))[: cfg.candidate_clusters])
+    return out
+
+
+def token_postings(profiles: Mapping[int, Profile]) -> dict[str, list[int]]:
+    """token -> the profiles holding it (in memory; the database's is researcher_profiles.match_tokens)."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for label in sorted(profiles):
+        for t in profiles[label].identifying_tokens():
+            out[t].append(label)
+    return out
 
 
 class _Compat:
@@ -81,13 +123,16 @@ def assign_by_profiles(
     *,
     linked: dict[str, int] | None = None,
     first_label: int | None = None,
+    candidates: dict[str, set[int]] | None = None,
 ) -> Assignment:
     """Assign ``new_mentions`` onto ``profiles`` (label -> Profile: every profile with a
     member in the new mentions' blocks, and those sharing an upstream id with them).
     ``reps`` holds the representatives' mentions (those of profiles no new mention can
     join by name may be left out). ``linked``: mention -> label of the members that
     overrides name. Returns the new mentions' clusters and links; new profiles get labels
-    from ``first_label`` (default: above every profile's)."""
+    from ``first_label`` (default: above every profile's). ``candidates``: mention -> the
+    only profiles of its block it may join (a crowded block's, ``bounded_candidates``); a
+    mention not in it may join any."""
     cfg = config or MatchConfig()
     linked = linked or {}
     new_mentions = list(new_mentions)
@@ -141,7 +186,8 @@ def assign_by_profiles(
     for k, m in enumerate(new_mentions):
         i = n_old + k
         orcid = normalize_orcid(m.orcid)
-        b, f = set(), set()
+        allowed = candidates.get(m.mention_id) if candidates else None
+        b, f, outside = set(), set(), set()
         for label in labels_in.get(m.block, ()):
             forms = forms_of[label][m.block]
             p = profiles[label]
@@ -149,8 +195,11 @@ def assign_by_profiles(
                 b.add(label)
             elif orcid and orcid in p.orcids:
                 f.add(label)
+            elif allowed is not None and label not in allowed:
+                outside.add(label)
         b |= {linked[x] for x in split_of.get(m.mention_id, ()) if x in linked}
         f |= {linked[x] for x in link_of.get(m.mention_id, ()) if x in linked}
+        b |= outside - f
         bad[i], must[i] = b, f - b
 
     calls: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
@@ -183,6 +232,7 @@ def assign_by_profiles(
     flush()
     for o, nw, bn in calls:
         _assign(run, o, nw, bn, weight, bad, must)
+    run.stats["bounded_candidates"] += len(candidates or ())
 
     clusters = {m.mention_id: int(run.labels[n_old + k]) for k, m in enumerate(new_mentions)}
     links = {m.mention_id: run.links[m.mention_id] for m in new_mentions}
@@ -349,9 +399,13 @@ def incremental_by_profiles(old: list[Mention], old_clusters: dict[str, int], ne
     by_id = {m.mention_id: m for m in old}
     reps = {r.mention_id: by_id[r.mention_id] for p in profiles.values() for r in p.representatives}
     first = max(old_clusters.values()) + 1 if old_clusters else 0
-    inc = assign_by_profiles(profiles, reps, [m for m in new if m.mention_id not in old_clusters], overrides, config,
+    new = [m for m in new if m.mention_id not in old_clusters]
+    block_profiles = Counter(b for p in profiles.values() for b in p.blocks)
+    candidates = bounded_candidates(crowded(new, block_profiles, config or MatchConfig()), token_postings(profiles),
+                                    config or MatchConfig())
+    inc = assign_by_profiles(profiles, reps, new, overrides, config,
                              linked={m: c for m, c in old_clusters.items() if overrides and m in overrides.involved()},
-                             first_label=first)
+                             first_label=first, candidates=candidates)
     clusters = {**old_clusters, **inc.clusters}
     links = {mid: Link(mid, c, "existing", None) for mid, c in old_clusters.items()}
     links.update(inc.links)

@@ -80,7 +80,7 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     redecided = {mid: rid for mid, rid in previous.items() if mid in new_ids or mid not in by_id}
     new = [by_id[mid] for mid in sorted(new_ids)]
     # what the assignment reads; the ones the day updates are read whole below
-    profiles, stale = profile_store.load_candidates(conn, new)
+    profiles, stale, candidates = profile_store.load_candidates(conn, new, config)
     losing = set(redecided.values())
     rebuild = sorted(set(stale) | losing)
     light = set(profiles) - set(rebuild)
@@ -112,7 +112,8 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
 
     next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
     assignment = assign_by_profiles(profiles, reps, new, overrides, config,
-                                    linked={m: r for m, r in linked.items() if m not in new_ids}, first_label=next_id)
+                                    linked={m: r for m, r in linked.items() if m not in new_ids}, first_label=next_id,
+                                    candidates=candidates)
 
     # stable ids: each involved researcher stands for its remaining members (pseudo
     # mentions, as many as decide the identity rules: one more than the run re-decides)

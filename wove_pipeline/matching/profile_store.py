@@ -1,11 +1,11 @@
-"""Researcher profiles in the database (wove.researcher_profiles, migration 0017): read by
-name block and upstream id, written in the matching run's transaction, rebuilt from a
+"""Researcher profiles in the database (wove.researcher_profiles, migrations 0017, 0019): read
+by name block, identifying token and upstream id, written in the matching run's transaction, rebuilt from a
 researcher's links where a run finds one stale or missing."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
+from collections import Counter, defaultdict
 
 import numpy as np
 import psycopg
@@ -13,22 +13,39 @@ from psycopg.types.json import Jsonb
 
 from wove_pipeline.database import access as db
 
+from .assignment import MatchConfig
+from .big_block import TOKEN_POSTING
 from .mentions import Mention
-from .profiles import Profile, Representative, build_profile
+from .profile_assign import bounded_candidates, crowded
+from .profiles import Profile, Representative, build_profile, identifying_tokens
 
 COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors", "venues", "affiliations",
            "categories", "centroid", "s2_author_ids", "openalex_author_ids", "orcids", "id_counts", "first_year",
-           "last_year", "representatives", "built_at")
+           "last_year", "representatives", "match_tokens", "built_at")
 
-# Profiles are read two ways: a day's candidates (by name block and upstream id) with only what
-# the assignment reads (profile_assign: name forms, ORCIDs, id pairs, representatives) and
-# whether each is current (built at or after its researcher's row was written, counting as many
-# members); and, whole, only the profiles the day updates (by researcher id).
+# Profiles are read two ways: a day's candidates with only what the assignment reads
+# (profile_assign: name forms, ORCIDs, id pairs, representatives) and whether each is current
+# (built at or after its researcher's row was written, counting as many members); and, whole,
+# only the profiles the day updates (by researcher id). A day's candidates: every profile of a
+# name block holding at most candidate_clusters of them; in a crowded block, those sharing the
+# most identifying tokens with a new position (profile_assign.bounded_candidates, from the
+# match_tokens index: what is read does not grow with the block); anywhere, those sharing an
+# ORCID, or an S2 and an OpenAlex author id, with one.
+BLOCK_PROFILES_SQL = """
+SELECT b, (SELECT count(*) FROM (SELECT 1 FROM wove.researcher_profiles p WHERE p.blocks @> ARRAY[b] LIMIT %(cap)s) s)
+FROM unnest(%(blocks)s::text[]) b
+"""
+
+POSTINGS_SQL = """
+SELECT t, h.researcher_id FROM unnest(%(tokens)s::text[]) t,
+LATERAL (SELECT p.researcher_id FROM wove.researcher_profiles p WHERE p.match_tokens @> ARRAY[t] LIMIT %(cap)s) h
+"""
+
 CANDIDATES_SQL = """
 SELECT p.researcher_id, p.name_forms, p.id_counts -> 'orcid', p.id_counts -> 'pairs', p.representatives,
        (p.built_at >= r.updated_at AND p.mention_count = r.mention_count) AS fresh
 FROM wove.researcher_profiles p JOIN wove.researchers r USING (researcher_id)
-WHERE p.blocks && %(blocks)s OR p.orcids && %(orcids)s
+WHERE p.blocks && %(blocks)s OR p.researcher_id = ANY(%(ids)s) OR p.orcids && %(orcids)s
    OR (p.s2_author_ids && %(s2)s AND p.openalex_author_ids && %(oa)s)
 """
 
@@ -63,7 +80,8 @@ def profile_row(p: Profile, now: dt.datetime) -> tuple:
         Jsonb({"s2": dict(p.s2_ids), "openalex": dict(p.openalex_ids), "orcid": dict(p.orcids),
                "pairs": dict(p.id_pairs)}),
         p.first_year, p.last_year,
-        Jsonb([[r.mention_id, r.weight, r.block, sorted(r.tokens)] for r in p.representatives]), now,
+        Jsonb([[r.mention_id, r.weight, r.block, sorted(r.tokens)] for r in p.representatives]),
+        p.identifying_tokens(), now,
     )
 
 
@@ -84,12 +102,24 @@ def _representatives(reps) -> list[Representative]:
     return [Representative(m, float(w), frozenset(t), b) for m, w, b, t in reps]
 
 
-def load_candidates(conn: psycopg.Connection, mentions: list[Mention]) -> tuple[dict[int, Profile], list[int]]:
-    """The profiles of these mentions' name blocks and those sharing an ORCID, or an S2 and an
-    OpenAlex author id, with one: (current profiles by researcher id, with what the assignment
-    reads; ids of stale ones). ``load_profiles`` reads the whole of those a run updates."""
+def load_candidates(conn: psycopg.Connection, mentions: list[Mention], config: MatchConfig | None = None
+                    ) -> tuple[dict[int, Profile], list[int], dict[str, set[int]]]:
+    """These mentions' candidate profiles (see CANDIDATES_SQL): (current ones by researcher id,
+    with what the assignment reads; ids of stale ones; each crowded block's mention -> its
+    candidates, ``assign_by_profiles``'s ``candidates``). ``load_profiles`` reads the whole
+    of those a run updates."""
+    cfg = config or MatchConfig()
+    blocks = sorted({m.block for m in mentions})
+    sizes = dict(conn.execute(BLOCK_PROFILES_SQL, {"blocks": blocks, "cap": cfg.candidate_clusters + 1}))
+    busy = crowded(mentions, sizes, cfg)
+    tokens = sorted({t for m in busy for t in identifying_tokens(m)})
+    postings: dict[str, list[int]] = defaultdict(list)
+    for t, rid in conn.execute(POSTINGS_SQL, {"tokens": tokens, "cap": TOKEN_POSTING + 1}):
+        postings[t].append(int(rid))
+    candidates = bounded_candidates(busy, postings, cfg)
     params = {
-        "blocks": sorted({m.block for m in mentions}),
+        "blocks": sorted(set(blocks) - {m.block for m in busy}),
+        "ids": sorted({rid for c in candidates.values() for rid in c}),
         "orcids": sorted({m.orcid for m in mentions if m.orcid}),
         "s2": sorted({m.s2_author_id for m in mentions if m.s2_author_id and m.openalex_author_id}),
         "oa": sorted({m.openalex_author_id for m in mentions if m.s2_author_id and m.openalex_author_id}),
@@ -102,7 +132,7 @@ def load_candidates(conn: psycopg.Connection, mentions: list[Mention]) -> tuple[
                                         id_pairs=Counter(pairs or {}), representatives=_representatives(reps))
         else:
             stale.append(int(rid))
-    return current, stale
+    return current, stale, candidates
 
 
 def load_profiles(conn: psycopg.Connection, researcher_ids: list[int]) -> dict[int, Profile]:

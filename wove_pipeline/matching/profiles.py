@@ -77,6 +77,26 @@ def mention_tokens(m: Mention) -> frozenset[str]:
     return frozenset(toks)
 
 
+def identifying_tokens(m: Mention) -> set[str]:
+    """What finds a mention's candidate profiles in a crowded name block
+    (profile_assign.bounded_candidates): its full name, co-author keys, affiliations and
+    upstream ids, each qualified by its name block ("y wang|c:j li")."""
+    toks = {"n:" + m.name.key}
+    toks.update("c:" + k for k in m.coauthor_keys)
+    toks.update(_affiliation_token(a) for a in m.affiliations if a)
+    toks.update(_id_tokens(m.s2_author_id and [m.s2_author_id], m.openalex_author_id and [m.openalex_author_id],
+                           [normalize_orcid(m.orcid)] if m.orcid else None))
+    return {m.block + "|" + t for t in toks}
+
+
+def _affiliation_token(a: str) -> str:
+    return "a:" + normalize_text(a)[:60]
+
+
+def _id_tokens(s2, openalex, orcids) -> set[str]:
+    return {kind + i for kind, ids in (("s:", s2), ("o:", openalex), ("r:", orcids)) for i in ids or () if i}
+
+
 def _jaccard(a: frozenset, b: frozenset) -> float:
     if not a and not b:
         return 1.0
@@ -113,6 +133,17 @@ class Profile:
     @property
     def blocks(self) -> set[str]:
         return {form_name(f).block for f in self.name_forms}
+
+    def identifying_tokens(self) -> list[str]:
+        """``identifying_tokens`` over every member (the counters' keys): each name form in
+        its own block, the rest in every block of the profile (the index the daily
+        assignment finds crowded blocks' candidates by, researcher_profiles.match_tokens)."""
+        names = {form_name(f) for f in self.name_forms}
+        rest = {"c:" + k for k in self.coauthors} | {_affiliation_token(a) for a in self.affiliations if a}
+        rest |= _id_tokens(self.s2_ids, self.openalex_ids, self.orcids)
+        toks = {n.block + "|n:" + n.key for n in names}
+        toks.update(b + "|" + t for b in {n.block for n in names} for t in rest)
+        return sorted(toks)
 
     def forms_in(self, block: str) -> list[tuple[Name, int]]:
         return [(n, c) for f, c in self.name_forms.items() if (n := form_name(f)).block == block]
