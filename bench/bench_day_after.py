@@ -47,8 +47,13 @@ START = dt.date(2025, 1, 1)
 SECTION = "Day after an archive (matching by profile)"
 PUBLISH_ORDER = ["researchers", "researcher_metrics", "serving"]
 # which matching code a figure was made with (R compares a size with the 10k day of the same)
-CODE = "candidates read light"
-EARLIER_CODE = "candidates read whole"
+CODE = "bounded candidates"
+EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
+FILE_TAG = {"bounded candidates": "bounded", "candidates read light": "light", "candidates read whole": "whole"}
+
+
+def _figures_path(target: int) -> Path:
+    return OUT / f"{target}-{FILE_TAG[CODE]}.json"
 
 
 def _rss_mib() -> float:
@@ -210,17 +215,17 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             fig["grow_wall"] = time.perf_counter() - t0
             fig["archive"] = _archive_counts(conn)
         fig["status"] = "archive ready, day running"
-        (OUT / f"{target}.json").write_text(json.dumps(fig, indent=1, default=str))
+        _figures_path(target).write_text(json.dumps(fig, indent=1, default=str))
         print(f"[{target}] archive {fig['archive']} (grown in {fig['grow_wall']:.0f} s); the day {fig['day']}", flush=True)
         fig["rss_before_day_mib"] = _rss_mib()
         load = load_average()
-        guard = _RssGuard(fig, OUT / f"{target}.json", rss_limit_gib).__enter__()
+        guard = _RssGuard(fig, _figures_path(target), rss_limit_gib).__enter__()
         fig["phase"] = "daily run"
         daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
         fig["phase"] = "publish"
         fig["day"].update({"daily_wall": daily.wall, "daily_steps": daily.steps, "load_before": load})
         fig["status"] = "daily done, publish running"
-        (OUT / f"{target}.json").write_text(json.dumps(fig, indent=1, default=str))
+        _figures_path(target).write_text(json.dumps(fig, indent=1, default=str))
         if sample:
             with _Sampler() as sampler:
                 publish = run_job("real", "bench_publish", be.instance)
@@ -237,7 +242,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         with psycopg.connect(be.env.urls.serving) as conn:
             fig["day"]["served"] = _day_served(conn, day)
     fig["status"] = "done"
-    (OUT / f"{target}.json").write_text(json.dumps(fig, indent=1, default=str))
+    _figures_path(target).write_text(json.dumps(fig, indent=1, default=str))
     d = fig["day"]
     print(f"[{target}] day after {fig['archive']['papers']:,} papers: {d['daily_wall'] + d['publish_wall']:.1f} s", flush=True)
     return fig
@@ -330,7 +335,7 @@ def report(write: bool = True) -> str:
             f"{step(f, 'researchers'):.1f} ({d['researchers'].get('positions_loaded', 0):,})",
             f"{step(f, 'researcher_metrics'):.1f}", f"{step(f, 'serving'):.1f}", f"{_checks_s(f, True):.1f}",
             f"{f['rss_peak_mib']:,.0f}", f"{d['load_before'].split()[0]} / {d['load_after'].split()[0]}"]) + " |")
-    largest = max(figs + unfinished, key=lambda f: f["target"])
+    largest = max(figs + unfinished, key=lambda f: (f["target"], f["code"] == CODE))
     day = base["day"]
     same = len({(f["day"]["records"], f["day"]["positions"], f["day"]["ids_digest"]) for f in figs + unfinished}) == 1
     if largest["target"] < 1_000_000:
@@ -395,7 +400,7 @@ def main(argv: list[str] | None = None) -> None:
             try:
                 run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib)
             except KeyboardInterrupt:
-                stopped = OUT / f"{n}.json"
+                stopped = _figures_path(n)
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
                     raise
                 print(f"[{n}] stopped; next size", flush=True)  # the memory guard: its figures are written
