@@ -26,6 +26,7 @@ import ast
 import functools
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -434,6 +435,8 @@ def _entry_points() -> set[str]:
         entries.add(target.split(":")[0])
     # python -m <package> (a __main__.py), python -m <module> (an `if __name__ == "__main__":` block)
     entries |= {m.name for m in modules() if m.path.name == "__main__.py" or _runs_as_main(m)}
+    # classes the Dagster instance loads by name (dagster.yaml: `module: wove_pipeline...`)
+    entries |= set(re.findall(r"^\s*module:\s*(wove_pipeline[\w.]*)\s*$", (ROOT / "dagster.yaml").read_text(), re.M))
     return entries
 
 

@@ -145,3 +145,41 @@ def test_pool_limits_follow_a_changed_default(pg_server, dagster_template, tmp_p
             assert dg.materialize([openalex_tiny], instance=instance).success
     finally:
         _drop(pg_server, name)
+
+
+def test_a_step_queued_while_the_slot_is_freed_still_gets_it(pg_server, dagster_template, tmp_path, monkeypatch):
+    """The interleaving that left a run blocked for ever (resources/dagster_storage.py): B asks
+    for a slot while A holds it (none unassigned), A frees it, then B's pending row lands
+    unassigned. Dagster's own claim keeps B blocked on every poll; the instance's storage
+    (dagster.yaml) gives B the free slot, and still holds one step at a time."""
+    from dagster_postgres import PostgresEventLogStorage
+
+    from wove_pipeline.resources.dagster_storage import PoolQueueSafeEventLogStorage
+
+    name = f"t_dagster_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name),
+                                                                       sql.Identifier(dagster_template)))
+    try:
+        home = tmp_path / "home"
+        home.mkdir()
+        shutil.copyfile(runtime.REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+        monkeypatch.setenv("DAGSTER_PG_URL", to_sqlalchemy_psycopg2(url_for(pg_server.admin_url, name)))
+        pool = "semantic_scholar"
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            runtime.initialize_pools(instance, [pool])
+            storage = instance.event_log_storage
+            assert isinstance(storage, PoolQueueSafeEventLogStorage)
+            assert instance.get_ref().storage_data.class_name == "PoolQueueSafePostgresStorage"  # run workers
+            assert storage.claim_concurrency_slot(pool, "run_a", "step_a").is_claimed
+            assert not storage.has_unassigned_slots(pool)  # what B's registration reads first
+            storage.free_concurrency_slot_for_step("run_a", "step_a")  # A ends in between
+            storage.add_pending_step(pool, "run_b", "step_b", should_assign=False)  # B's row lands
+            dagsters = PostgresEventLogStorage.claim_concurrency_slot(storage, pool, "run_b", "step_b")
+            assert not dagsters.is_claimed and not dagsters.is_assigned  # blocked, and nothing will assign it
+            assert storage.claim_concurrency_slot(pool, "run_b", "step_b").is_claimed
+            assert not storage.claim_concurrency_slot(pool, "run_c", "step_c").is_claimed  # one at a time
+            storage.free_concurrency_slot_for_step("run_b", "step_b")
+            assert storage.claim_concurrency_slot(pool, "run_c", "step_c").is_claimed  # the queue moves on
+    finally:
+        _drop(pg_server, name)
