@@ -42,6 +42,14 @@ def openalex_tiny() -> int:
 RUNS = ([s2_tiny, openalex_tiny], [s2_tiny_too])
 
 
+def _fresh_instance_database(pg_server, template: str) -> str:
+    """A new database copied from the template (a fresh instance's schema): its name."""
+    name = f"t_dagster_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template)))
+    return name
+
+
 def _drop(pg_server, name: str) -> None:
     with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -89,10 +97,7 @@ def test_two_concurrent_runs_on_each_of_20_fresh_instances_all_succeed(pg_server
     assert {"arxiv", "semantic_scholar", "openalex"} <= pools
     failures = []
     for i in range(INSTANCES):
-        name = f"t_dagster_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name),
-                                                                           sql.Identifier(dagster_template)))
+        name = _fresh_instance_database(pg_server, dagster_template)
         try:
             monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / name))
             monkeypatch.setenv("DAGSTER_PG_URL", to_sqlalchemy_psycopg2(url_for(pg_server.admin_url, name)))
@@ -124,10 +129,7 @@ def test_two_concurrent_runs_on_each_of_20_fresh_instances_all_succeed(pg_server
 def test_pool_limits_follow_a_changed_default(pg_server, dagster_template, tmp_path, monkeypatch):
     """Dagster's own path for a changed default_limit (INSERT, then UPDATE on the unique
     violation, in one transaction) fails on PostgreSQL; initialize_pools rewrites the row."""
-    name = f"t_dagster_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name),
-                                                                       sql.Identifier(dagster_template)))
+    name = _fresh_instance_database(pg_server, dagster_template)
     try:
         home = tmp_path / "home"
         home.mkdir()
@@ -156,10 +158,7 @@ def test_a_step_queued_while_the_slot_is_freed_still_gets_it(pg_server, dagster_
 
     from wove_pipeline.resources.dagster_storage import PoolQueueSafeEventLogStorage
 
-    name = f"t_dagster_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(pg_server.admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name),
-                                                                       sql.Identifier(dagster_template)))
+    name = _fresh_instance_database(pg_server, dagster_template)
     try:
         home = tmp_path / "home"
         home.mkdir()
