@@ -42,6 +42,13 @@ def run_day(resources, day: dt.date) -> None:
     assert dg.materialize(GLOBAL_ASSETS, resources={"database": resources["database"]}).success
 
 
+def small_papers_of_day(conn, day: dt.date) -> list[str]:
+    """The papers of a day with fewer than 100 authors."""
+    return [a for (a,) in conn.execute(
+        "SELECT p.arxiv_id FROM wove.papers p JOIN wove.paper_authors pa USING (arxiv_id) WHERE p.oai_datestamp = %s"
+        " GROUP BY p.arxiv_id HAVING count(*) < 100", (day,))]
+
+
 def byline(paper) -> list[str]:
     return [" ".join(x for x in (a.forenames, a.keyname, a.suffix) if x) for a in paper.authors]
 
@@ -79,6 +86,15 @@ def test_a_3000_author_paper_end_to_end(env, world):
         assert len(set(mentions.values())) == 3000
         # publish: the serving page lists every author in order, each with a researcher
         page = pages.paper_page(conn, big.arxiv_id)
+        # a few of its positions read alone (representatives, members) are what the whole paper gives
+        from wove_pipeline.matching.mention_load import load_mentions
+        small = min(small_papers_of_day(conn, FIRST))
+        every, _ = load_mentions(conn, [big.arxiv_id, small])
+        wanted = {(big.arxiv_id, 0), (big.arxiv_id, 1717), (big.arxiv_id, 2999), (small, 0)}
+        some, _ = load_mentions(conn, [big.arxiv_id, small], hash_evidence=False, only=wanted)
+        assert [m.mention_id for m in some] == sorted(f"{a}:{p}" for a, p in wanted)
+        assert some == [m for m in every if (m.paper_id, m.position) in wanted]
+        assert {m.n_authors for m in some if m.paper_id == big.arxiv_id} == {3000}
     assert page is not None
     authors = page["author_list"]
     assert [a["name"] for a in authors] == byline(big)

@@ -26,6 +26,8 @@ LEFT JOIN wove.authorships au USING (arxiv_id, position)
 {where}
 ORDER BY pa.arxiv_id, pa.position
 """
+WANTED_POSITIONS = "WHERE (pa.arxiv_id, pa.position) IN (SELECT * FROM unnest(%s::text[], %s::int[]))"
+AUTHOR_COUNTS_SQL = "SELECT arxiv_id, count(*) FROM wove.paper_authors WHERE arxiv_id = ANY(%s) GROUP BY arxiv_id"
 # A paper whose text was counted before (papers.content_hash: the same title and abstract)
 # comes with its kept term counts instead of its text.
 MENTION_PAPERS_SQL = """
@@ -51,12 +53,24 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
     if only is not None and hash_evidence:
         raise ValueError("a paper's evidence hash reads all its positions: `only` needs hash_evidence=False")
     # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
+    sizes: dict[str, int] | None = None  # a paper's author count where not every row is read
     if arxiv_ids is None:
         rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
         papers = conn.execute(MENTION_PAPERS_SQL.format(where=""), {"version": TEXT_TERMS_VERSION}).fetchall()
     else:
         ids = list(arxiv_ids)
-        rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (ids,)).fetchall()
+        whole, wanted = ids, []
+        if only is not None:
+            # a giant collaboration's positions give each other no co-author keys: of its 3,000
+            # rows only the wanted ones are read (a representative there read every row)
+            sizes = dict(conn.execute(AUTHOR_COUNTS_SQL, (ids,)).fetchall())
+            whole = [a for a in ids if sizes.get(a, 0) <= MAX_COAUTHOR_AUTHORS]
+            wanted = sorted((a, p) for a, p in only if sizes.get(a, 0) > MAX_COAUTHOR_AUTHORS)
+        rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (whole,)).fetchall()
+        if wanted:
+            rows += conn.execute(MENTIONS_SQL.format(where=WANTED_POSITIONS),
+                                 ([a for a, _ in wanted], [p for _, p in wanted])).fetchall()
+            rows.sort(key=lambda r: (r[0], r[1]))
         papers = conn.execute(MENTION_PAPERS_SQL.format(where="WHERE p.arxiv_id = ANY(%(ids)s)"),
                               {"ids": ids, "version": TEXT_TERMS_VERSION}).fetchall()
     paper_fields = _with_text_terms(conn, papers)
@@ -70,8 +84,9 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
             continue  # positions of a paper that is gone (the inner join of one query did this)
         published, categories, journal_ref, text_terms = paper_fields[arxiv_id]
         categories = list(categories or [])
-        keys = [make_name(r[3], None, r[2]).block for r in paper_rows]
-        big = len(paper_rows) > MAX_COAUTHOR_AUTHORS  # giant collaborations carry no per-person co-author signal
+        n_authors = sizes[arxiv_id] if sizes is not None else len(paper_rows)
+        big = n_authors > MAX_COAUTHOR_AUTHORS  # giant collaborations carry no per-person co-author signal
+        keys = [] if big else [make_name(r[3], None, r[2]).block for r in paper_rows]
         digest = hashlib.sha256()
         for k, (_, position, keyname, forenames, suffix, affiliations, s2_author_id, s2_confidence,
                 openalex_author_id, openalex_confidence, orcid, institution_ids,
@@ -99,7 +114,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
                 year=published.year if published else None,
                 published=published,
                 venue=journal_ref,
-                n_authors=len(paper_rows),
+                n_authors=n_authors,
                 alignment_confidence=min(confidences) if confidences else None,
             )
             mentions.append(m)
