@@ -41,18 +41,12 @@ SELECT t, h.researcher_id FROM unnest(%(tokens)s::text[]) t,
 LATERAL (SELECT p.researcher_id FROM wove.researcher_profiles p WHERE p.match_tokens @> ARRAY[t] LIMIT %(cap)s) h
 """
 
-# One UNION branch per index (an OR of them was planned as a scan of every profile: 111 s of
-# the day after 1,000,000 papers, sampled from pg_stat_activity).
 CANDIDATES_SQL = """
-WITH c AS (
-    SELECT researcher_id FROM wove.researcher_profiles WHERE blocks && %(blocks)s
-    UNION SELECT unnest(%(ids)s::bigint[])
-    UNION SELECT researcher_id FROM wove.researcher_profiles WHERE orcids && %(orcids)s
-    UNION SELECT researcher_id FROM wove.researcher_profiles WHERE s2_author_ids && %(s2)s AND openalex_author_ids && %(oa)s
-)
 SELECT p.researcher_id, p.name_forms, p.id_counts -> 'orcid', p.id_counts -> 'pairs', p.representatives,
        (p.built_at >= r.updated_at AND p.mention_count = r.mention_count) AS fresh
-FROM c JOIN wove.researcher_profiles p USING (researcher_id) JOIN wove.researchers r USING (researcher_id)
+FROM wove.researcher_profiles p JOIN wove.researchers r USING (researcher_id)
+WHERE p.blocks && %(blocks)s OR p.researcher_id = ANY(%(ids)s) OR p.orcids && %(orcids)s
+   OR (p.s2_author_ids && %(s2)s AND p.openalex_author_ids && %(oa)s)
 """
 
 BY_ID_SQL = """
