@@ -265,41 +265,46 @@ def _cpu_s(f: dict) -> float:
 
 # What the figures say, written after reading them (kept with the bench that makes them).
 FINDINGS = """
-**What grows with the archive: matching by profile (the researchers step); nothing else of
-note.** The daily assets and their checks stay flat (the 300k day's daily run took 41.2 s at a load
-of 8.4, an earlier run of the 10k day 41.9 s at 10.3; per step only the whole-table checks
-grow), researcher_metrics and serving barely move (at 10k the day touches more than
-20% of the researchers, so that publish is a full rebuild; from 100k on it is incremental), the
-whole-table checks (authorships_have_author_position, researcher_coauthors_symmetric,
-serving_publication_consistent's count(*) of every serving table, in
-wove_pipeline/assets/checks.py) add about a second per 100k papers. The researchers step and
-the bench's memory grow linearly: before this session's fix 51.8 -> 167.1 s and 1.2 -> 5.2 GiB
-peak from 10k to 100k papers, the positions read 89,882 -> 845,422. A day's position is scored
-against the representatives of every name-compatible profile of its name block (and every
-profile of the touched blocks is read), so a block holding K + 1 times the profiles costs
-K + 1 times the work and memory: no whole-table scan or missing index, the candidate rule
-itself. Sampled at 100k papers (--sample, the publish's Python stacks), after the fix:
-reading the candidate profiles 31% of the matching time, scoring the representatives 28%,
-reading the representatives' positions 13%, building their features 10%.
+**Bounded candidates (commit c4bc48b).** In a name block holding more than 32 profiles, a new
+position is scored against the 32 profiles sharing the most identifying tokens with it (its full
+name, co-author keys, affiliations, S2 / OpenAlex / ORCID ids; a token held by more than 256
+profiles selects none), read from a GIN index on researcher_profiles.match_tokens (migration
+0019; profile_assign.bounded_candidates, profile_store.load_candidates), as the full re-match
+does in its big blocks. Decisions on the six real sets (tests/matching/test_profiles.py): the
+newest 10% by profile stay within 0.0008 B3 F1 of link by link (ads 0.9426 vs 0.9421 with 703
+of its 1,193 new positions in crowded blocks; aminer110 0.8229 vs 0.8233, 237 of 753); with every
+block treated as crowded, within 0.0005 at 32 candidates and 0.0037 at 8.
 
-Fix made (same decisions; tests/researchers pass): the day reads its candidates light (name
-forms, ORCIDs, id pairs, representatives: what profile_assign reads) and whole only the
-profiles it updates (profile_store.CANDIDATES_SQL, load_profiles; commit 059b36b). At 100k papers:
-CPU 123 -> 111 s, peak 5.2 -> 4.0 GiB. It takes the profile aggregates (text centroid,
-co-author, venue, affiliation and category counts) out of the part that grows, not the growth:
-the 300k day still passed the 8.5 GiB guard 212 s into its publish (whose first step is the
-matching), and the 1,000,000 day would need several times that. No change that keeps every decision can meet the bar. What
-would is a bounded candidate list per position in a crowded block, as the full re-match now
-has (big_block.py: the clusters sharing an identifying token with the mention, at most 32),
-read from the database by an index from (block, token) to profile instead of reading every
-profile of the block: a change of decisions in big blocks, to be judged on the real dev sets
-(issue 21's B3 F1 bar), so not made here.
+**What the figures say.** The positions a day reads stop growing once the cap is reached:
+88,912 at 10k, 706,679 at 100k, 1,746,761 at 300k, 1,709,709 at 1,000,000 papers. The cap is
+reached because this archive is grown by copies: every base profile has K indistinguishable
+twins (the same names, co-authors and affiliations; only the upstream ids differ) sharing every
+token with the day's positions, so from about 32 copies on each position's 32 candidates are
+full (about 120 representatives a position, against 6 at 10k, where blocks are small). On a
+real arXiv a crowded block holds different people with different circles, and a position
+shares tokens with few of them: this growth is the worst case for the cap. The researchers step
+still grew from 300k (163 s) to 1,000,000 (274 s) with the same positions read. Sampled from
+pg_stat_activity every 0.5 s during the 1,000,000 day: the day's candidate query (blocks OR
+ids OR ORCIDs OR id pairs, profile_store.CANDIDATES_SQL) in 222 of 484 samples (111 s), reading
+positions 52, the block sizes 25, the token postings 22. Rewritten as one UNION branch per
+index (4a4e2a8), the 100k day's PostgreSQL CPU went 37 -> 140 s (rows "read by index"), so it
+was reverted (0cc6886); that query at 1,000,000 is still to be fixed (its plan to be read on a
+1,000,000 archive). Also fixed (9a47fee): a representative on a 3,000-author paper read all of
+its rows (now the wanted ones and the author count).
 
-Loading: the copies are made in the server (INSERT ... SELECT over generate_series, triggers
-and foreign-key checks off, secondary indexes rebuilt after), about 16 s per copy of the base
-on these 2 cores; the full metrics run and full publish that follow take longer than the
-copies (1,000,000 papers: 1,651 s of copies, 1,097 s of metrics; the archive held 31 GiB
-before its serving tables, more than the shared disk had left).
+**Bar not met**: R is 8.2 at 1,000,000 papers on this archive (4.1 at 300k, against its own 10k day). What would bring a
+twin-grown archive under 1.3 is a cap near the 10k day's block sizes (a few profiles), which
+changes decisions on real crowded blocks; not done. Next: a narrow (token, researcher) table
+read index-only instead of the GIN heap fetches (up to 257 wide profile rows per token); scoring
+each position against its own candidates' representatives only (now against the union of its
+block's, quadratic in a block's new positions); an archive grown with copies that are other
+people (names kept, circles permuted) for the realistic case.
+
+Earlier: reading candidates light (059b36b) took 123 -> 111 CPU s at 100k and 5.2 -> 4.0 GiB.
+Loading: the copies are made in the server (INSERT ... SELECT over generate_series, triggers and
+foreign-key checks off, secondary indexes rebuilt after), about 16 s per copy of the base on these
+2 cores; then a full metrics run and a full publish (1,000,000 papers: 37 min of copies, about
+9 min of metrics, 8 min of publish, 40.8 GiB).
 """
 
 
