@@ -84,8 +84,7 @@ def identifying_tokens(m: Mention) -> set[str]:
     toks = {"n:" + m.name.key}
     toks.update("c:" + k for k in m.coauthor_keys)
     toks.update(_affiliation_token(a) for a in m.affiliations if a)
-    toks.update(_id_tokens(m.s2_author_id and [m.s2_author_id], m.openalex_author_id and [m.openalex_author_id],
-                           [normalize_orcid(m.orcid)] if m.orcid else None))
+    toks.update(_id_tokens([m.s2_author_id], [m.openalex_author_id], [normalize_orcid(m.orcid)]))
     return {m.block + "|" + t for t in toks}
 
 

@@ -20,7 +20,7 @@ slot rows stay the semaphore, so two steps assigned to one slot still cannot bot
 from __future__ import annotations
 
 from dagster._utils.concurrency import ConcurrencyClaimStatus
-from dagster_postgres import DagsterPostgresStorage, PostgresEventLogStorage
+from dagster_postgres import DagsterPostgresStorage, PostgresEventLogStorage, PostgresRunStorage, PostgresScheduleStorage
 from dagster_postgres.utils import get_token_provider_from_config, pg_url_from_config
 
 
@@ -47,9 +47,17 @@ class PoolQueueSafePostgresStorage(DagsterPostgresStorage):
 
     def __init__(self, postgres_url: str, should_autocreate_tables: bool = True, inst_data=None,
                  token_provider=None):
-        super().__init__(postgres_url, should_autocreate_tables, inst_data, token_provider)
+        # DagsterPostgresStorage.__init__ with our event log: calling it would open (and check the
+        # schema of) an event log storage only to drop it, in every process that opens the instance
+        self.postgres_url = postgres_url
+        self.should_autocreate_tables = should_autocreate_tables
+        self._inst_data = inst_data
+        self._run_storage = PostgresRunStorage(postgres_url, should_autocreate_tables, token_provider=token_provider)
         self._event_log_storage = PoolQueueSafeEventLogStorage(postgres_url, should_autocreate_tables,
                                                                token_provider=token_provider)
+        self._schedule_storage = PostgresScheduleStorage(postgres_url, should_autocreate_tables,
+                                                         token_provider=token_provider)
+        super(DagsterPostgresStorage, self).__init__()
 
     @classmethod
     def from_config_value(cls, inst_data, config_value) -> PoolQueueSafePostgresStorage:
