@@ -15,6 +15,7 @@ run also reports B3 on the synthetic set.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
@@ -266,7 +267,9 @@ def main(argv=None) -> None:
             run = main_streaming(argparse.Namespace(**{**vars(args), "processes": p}))
             if run is None:
                 return
-            run["command"] = (f"nice -n 10 .venv/bin/python -m bench.bench_matching --streaming --mentions {args.mentions}"
+            niceness = os.nice(0)  # the command as it was run
+            run["command"] = ((f"nice -n {niceness} " if niceness else "")
+                              + f".venv/bin/python -m bench.bench_matching --streaming --mentions {args.mentions}"
                               f" --shards {args.shards} --processes {args.processes}"
                               f" --candidate-clusters {args.candidate_clusters}"
                               + (f" --only-shards {args.only_shards}" if args.only_shards else "")
