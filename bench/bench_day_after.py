@@ -47,9 +47,9 @@ START = dt.date(2025, 1, 1)
 SECTION = "Day after an archive (matching by profile)"
 PUBLISH_ORDER = ["researchers", "researcher_metrics", "serving"]
 # which matching code a figure was made with (R compares a size with the 10k day of the same)
-CODE = "bounded candidates, looked up by key"
+CODE = "bounded candidates, looked up by key, scored by position"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
-FILE_TAG = {CODE: "bounded-by-key", "bounded candidates, read by index": "bounded-by-index", "bounded candidates, collaborations read by position": "bounded-by-position", "bounded candidates": "bounded", "candidates read light": "light",
+FILE_TAG = {CODE: "bounded-by-key-per-position", "bounded candidates, looked up by key": "bounded-by-key", "bounded candidates, read by index": "bounded-by-index", "bounded candidates, collaborations read by position": "bounded-by-position", "bounded candidates": "bounded", "candidates read light": "light",
             "candidates read whole": "whole"}
 
 

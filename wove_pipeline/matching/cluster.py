@@ -69,9 +69,14 @@ def _group_blocks(data: MatchData) -> list[np.ndarray]:
     return np.split(order, bounds)
 
 
-def _override_matrices(data: MatchData, rows, cols, overrides: Overrides | None, cannot, must):
+def _override_matrices(data: MatchData, rows, cols, overrides: Overrides | None, cannot, must, *,
+                       pairs: bool = False):
+    """Forced splits and links onto the cannot / must of rows x cols (``pairs``: of the
+    aligned pairs rows[k], cols[k])."""
     if not overrides or not len(overrides):
         return cannot, must
+    if pairs:
+        return _override_pairs(data, np.asarray(rows), np.asarray(cols), overrides, cannot, must)
     mid_r = [data.mentions[i].mention_id for i in rows]
     mid_c = {data.mentions[j].mention_id: k for k, j in enumerate(cols)}
     involved = overrides.involved()
@@ -87,6 +92,22 @@ def _override_matrices(data: MatchData, rows, cols, overrides: Overrides | None,
                 must[a, b] = False
             elif key in links:
                 must[a, b] = True
+    return cannot, must
+
+
+def _override_pairs(data: MatchData, rows: np.ndarray, cols: np.ndarray, overrides: Overrides, cannot, must):
+    involved = overrides.involved()
+    splits = overrides.split_set()
+    links = set(overrides.links)
+    named = [i for i in np.unique(rows).tolist() if data.mentions[i].mention_id in involved]
+    for k in np.flatnonzero(np.isin(rows, named)).tolist():
+        ma, mb = data.mentions[int(rows[k])].mention_id, data.mentions[int(cols[k])].mention_id
+        key = (ma, mb) if ma <= mb else (mb, ma)
+        if key in splits:
+            cannot[k] = True
+            must[k] = False
+        elif key in links:
+            must[k] = True
     return cannot, must
 
 

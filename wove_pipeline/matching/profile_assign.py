@@ -177,6 +177,7 @@ def assign_by_profiles(
         link_of[b].add(a)
     bad: dict[int, set[int]] = {}
     must: dict[int, set[int]] = {}
+    outside_of: dict[int, set[int]] = {}  # a crowded block's profiles a mention is not scored against
     # the profiles with a name form in each block: a mention looks only at its block's
     # (every profile for every mention was quadratic in a day's positions: a 3,000-author paper)
     labels_in: dict[str, list[int]] = defaultdict(list)
@@ -201,6 +202,8 @@ def assign_by_profiles(
         f |= {linked[x] for x in link_of.get(m.mention_id, ()) if x in linked}
         b |= outside - f
         bad[i], must[i] = b, f - b
+        if outside - f:
+            outside_of[i] = outside - f
 
     calls: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
     pack: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
@@ -231,7 +234,7 @@ def assign_by_profiles(
         size += len(idx)
     flush()
     for o, nw, bn in calls:
-        _assign(run, o, nw, bn, weight, bad, must)
+        _assign(run, o, nw, bn, weight, bad, must, outside_of)
     run.stats["bounded_candidates"] += len(candidates or ())
 
     clusters = {m.mention_id: int(run.labels[n_old + k]) for k, m in enumerate(new_mentions)}
@@ -243,33 +246,65 @@ def assign_by_profiles(
 
 
 def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight: np.ndarray,
-            bad_of: dict[int, set[int]], must_of: dict[int, set[int]]) -> None:
-    """_Run.assign with weighted members and the profiles' own constraints."""
+            bad_of: dict[int, set[int]], must_of: dict[int, set[int]], outside_of: dict[int, set[int]]) -> None:
+    """_Run.assign with weighted members and the profiles' own constraints. A new mention is
+    scored against the members of the call but those of the profiles outside its candidates
+    (``outside_of``, which it may not join anyway) and against the call's earlier new
+    mentions: in a crowded block its work stays its own candidates', not the union of every
+    new mention's (which grew with the square of the block's new mentions)."""
     d, cfg, w = run.data, run.cfg, run.model
     pool = np.concatenate([old, new]).astype(np.int64)
     n_old = len(old)
     lab = np.full(len(pool), -1, dtype=np.int64)
     lab[:n_old] = run.labels[old]
     pw = weight[pool]
-    step = max(1, cfg.chunk_cells // max(1, len(pool)))
+    by_label = np.argsort(lab[:n_old], kind="stable")  # the old members grouped by profile
+    labels, starts = np.unique(lab[:n_old][by_label], return_index=True)
+    ends = np.append(starts[1:], n_old).astype(np.int64)
+    every_old = np.arange(n_old)
+
+    def columns(pos: int, i: int) -> np.ndarray:
+        out = outside_of.get(i)
+        if out:
+            keep = np.flatnonzero(~np.isin(labels, list(out)))
+            olds = np.concatenate([by_label[starts[k]:ends[k]] for k in keep.tolist()]) if len(keep) else every_old[:0]
+        else:
+            olds = every_old
+        return np.concatenate([olds, np.arange(n_old, pos)])
+
     pending: list[tuple[int, int, int, float | None, str]] = []
-    for s0 in range(0, len(new), step):
-        rows = new[s0: s0 + step]
-        L, cannot, must, _ = score_pairs(d, rows, pool, bn, w)
-        cannot, must = _override_matrices(d, rows, pool, run.ov, cannot.copy(), must.copy())
+    k = 0
+    while k < len(new):
+        segs: list[tuple[int, np.ndarray]] = []  # (pool position, its columns), at most chunk_cells pairs
+        total = 0
+        while k < len(new):
+            pos = n_old + k
+            cols = columns(pos, int(pool[pos]))
+            if segs and total + len(cols) > cfg.chunk_cells:
+                break
+            segs.append((pos, cols))
+            total += len(cols)
+            k += 1
+        rows_all = pool[np.repeat([pos for pos, _ in segs], [len(c) for _, c in segs])]
+        cols_all = pool[np.concatenate([c for _, c in segs])]
+        L, cannot, must, _ = score_pairs(d, rows_all, cols_all, bn, w, pairs=True)
+        cannot, must = _override_matrices(d, rows_all, cols_all, run.ov, cannot.copy(), must.copy(), pairs=True)
         P = sigmoid(L)
-        for r in range(len(rows)):
-            pos = n_old + s0 + r
-            i = int(rows[r])
-            assigned = np.flatnonzero(lab >= 0)
+        start = 0
+        for pos, cols in segs:
+            end = start + len(cols)
+            p, cn, mu = P[start:end], cannot[start:end], must[start:end]
+            start = end
+            i = int(pool[pos])
+            labs = lab[cols]
+            on = np.flatnonzero(labs >= 0)
             outcome, best, score, partner = "new", -1, None, None
-            if len(assigned):
-                labs = lab[assigned]
-                uniq, inv = np.unique(labs, return_inverse=True)
-                ww = pw[assigned]
-                mean = np.bincount(inv, weights=P[r, assigned] * ww) / np.bincount(inv, weights=ww)
-                bad = np.bincount(inv, weights=cannot[r, assigned].astype(np.float64)) > 0
-                forced = np.bincount(inv, weights=must[r, assigned].astype(np.float64)) > 0
+            if len(on):
+                uniq, inv = np.unique(labs[on], return_inverse=True)
+                ww = pw[cols[on]]
+                mean = np.bincount(inv, weights=p[on] * ww) / np.bincount(inv, weights=ww)
+                bad = np.bincount(inv, weights=cn[on].astype(np.float64)) > 0
+                forced = np.bincount(inv, weights=mu[on].astype(np.float64)) > 0
                 pb, pm = bad_of.get(i, ()), must_of.get(i, ())
                 if pb or pm:
                     bad |= np.isin(uniq, list(pb))
@@ -277,8 +312,8 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
                 forced &= ~bad
                 outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
                 if best >= 0:
-                    inside = assigned[labs == best]
-                    partner = int(pool[inside[np.argmax(P[r, inside])]])
+                    inside = on[labs[on] == best]
+                    partner = int(pool[cols[inside[np.argmax(p[inside])]]])
             if best < 0:
                 best = run.new_label()
             lab[pos] = best
