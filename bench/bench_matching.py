@@ -502,7 +502,6 @@ def main_streaming(args) -> None:
         t1 = time.perf_counter()
         STATS = CorpusStats()
         for part in map_shards(stats_of, shards, processes):  # merged: sets and document frequencies
-            STATS.full_names |= part.full_names
             STATS.affiliations |= part.affiliations
             STATS.venues |= part.venues
             STATS.papers |= part.papers

@@ -247,11 +247,12 @@ def assign_by_profiles(
 
 def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight: np.ndarray,
             bad_of: dict[int, set[int]], must_of: dict[int, set[int]], outside_of: dict[int, set[int]]) -> None:
-    """_Run.assign with weighted members and the profiles' own constraints. A new mention is
-    scored against the members of the call but those of the profiles outside its candidates
-    (``outside_of``, which it may not join anyway) and against the call's earlier new
-    mentions: in a crowded block its work stays its own candidates', not the union of every
-    new mention's (which grew with the square of the block's new mentions)."""
+    """_Run.assign with weighted members and the profiles' own constraints. A new mention with
+    profiles outside its candidates (``outside_of``: a crowded block's, which it may not join)
+    is scored, as aligned pairs, against the members of the others and the call's earlier new
+    mentions only, so that its work stays its own candidates' and not the union of every new
+    mention's of the block (which grew with the square of the block's new mentions); the
+    others against every member of the call, as a matrix (cheaper per pair)."""
     d, cfg, w = run.data, run.cfg, run.model
     pool = np.concatenate([old, new]).astype(np.int64)
     n_old = len(old)
@@ -261,64 +262,76 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
     by_label = np.argsort(lab[:n_old], kind="stable")  # the old members grouped by profile
     labels, starts = np.unique(lab[:n_old][by_label], return_index=True)
     ends = np.append(starts[1:], n_old).astype(np.int64)
-    every_old = np.arange(n_old)
-
-    def columns(pos: int, i: int) -> np.ndarray:
-        out = outside_of.get(i)
-        if out:
-            keep = np.flatnonzero(~np.isin(labels, list(out)))
-            olds = np.concatenate([by_label[starts[k]:ends[k]] for k in keep.tolist()]) if len(keep) else every_old[:0]
-        else:
-            olds = every_old
-        return np.concatenate([olds, np.arange(n_old, pos)])
-
+    everyone = np.arange(len(pool))
     pending: list[tuple[int, int, int, float | None, str]] = []
-    k = 0
-    while k < len(new):
-        segs: list[tuple[int, np.ndarray]] = []  # (pool position, its columns), at most chunk_cells pairs
+
+    def bounded(pos: int) -> bool:
+        return bool(outside_of.get(int(pool[pos])))
+
+    def columns(pos: int) -> np.ndarray:  # a bounded mention's: members of its allowed profiles, earlier new ones
+        keep = np.flatnonzero(~np.isin(labels, list(outside_of[int(pool[pos])])))
+        olds = [by_label[starts[k]:ends[k]] for k in keep.tolist()]
+        return np.concatenate([*olds, np.arange(n_old, pos)])
+
+    def decide(pos: int, cols: np.ndarray, p: np.ndarray, cn: np.ndarray, mu: np.ndarray) -> None:
+        i = int(pool[pos])
+        labs = lab[cols]
+        on = np.flatnonzero(labs >= 0)
+        outcome, best, score, partner = "new", -1, None, None
+        if len(on):
+            uniq, inv = np.unique(labs[on], return_inverse=True)
+            ww = pw[cols[on]]
+            mean = np.bincount(inv, weights=p[on] * ww) / np.bincount(inv, weights=ww)
+            bad = np.bincount(inv, weights=cn[on].astype(np.float64)) > 0
+            forced = np.bincount(inv, weights=mu[on].astype(np.float64)) > 0
+            pb, pm = bad_of.get(i, ()), must_of.get(i, ())
+            if pb or pm:
+                bad |= np.isin(uniq, list(pb))
+                forced |= np.isin(uniq, list(pm))
+            forced &= ~bad
+            outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
+            if best >= 0:
+                inside = on[labs[on] == best]
+                partner = int(pool[cols[inside[np.argmax(p[inside])]]])
+        if best < 0:
+            best = run.new_label()
+        lab[pos] = best
+        run.labels[i] = best
+        pending.append((i, partner if partner is not None else -1, best, score, outcome))
+
+    step = max(1, cfg.chunk_cells // max(1, len(pool)))
+    pos, end = n_old, len(pool)
+    while pos < end:
+        if not bounded(pos):  # the following unbounded mentions, rows x every member
+            upto = pos
+            while upto < end and upto - pos < step and not bounded(upto):
+                upto += 1
+            rows = pool[pos:upto]
+            L, cannot, must, _ = score_pairs(d, rows, pool, bn, w)
+            cannot, must = _override_matrices(d, rows, pool, run.ov, cannot.copy(), must.copy())
+            P = sigmoid(L)
+            for r in range(upto - pos):
+                decide(pos + r, everyone, P[r], cannot[r], must[r])
+            pos = upto
+            continue
+        segs: list[tuple[int, np.ndarray]] = []  # the following bounded mentions, at most chunk_cells pairs
         total = 0
-        while k < len(new):
-            pos = n_old + k
-            cols = columns(pos, int(pool[pos]))
+        while pos < end and bounded(pos):
+            cols = columns(pos)
             if segs and total + len(cols) > cfg.chunk_cells:
                 break
             segs.append((pos, cols))
             total += len(cols)
-            k += 1
-        rows_all = pool[np.repeat([pos for pos, _ in segs], [len(c) for _, c in segs])]
+            pos += 1
+        rows_all = pool[np.repeat([x for x, _ in segs], [len(c) for _, c in segs])]
         cols_all = pool[np.concatenate([c for _, c in segs])]
         L, cannot, must, _ = score_pairs(d, rows_all, cols_all, bn, w, pairs=True)
         cannot, must = _override_matrices(d, rows_all, cols_all, run.ov, cannot.copy(), must.copy(), pairs=True)
         P = sigmoid(L)
         start = 0
-        for pos, cols in segs:
-            end = start + len(cols)
-            p, cn, mu = P[start:end], cannot[start:end], must[start:end]
-            start = end
-            i = int(pool[pos])
-            labs = lab[cols]
-            on = np.flatnonzero(labs >= 0)
-            outcome, best, score, partner = "new", -1, None, None
-            if len(on):
-                uniq, inv = np.unique(labs[on], return_inverse=True)
-                ww = pw[cols[on]]
-                mean = np.bincount(inv, weights=p[on] * ww) / np.bincount(inv, weights=ww)
-                bad = np.bincount(inv, weights=cn[on].astype(np.float64)) > 0
-                forced = np.bincount(inv, weights=mu[on].astype(np.float64)) > 0
-                pb, pm = bad_of.get(i, ()), must_of.get(i, ())
-                if pb or pm:
-                    bad |= np.isin(uniq, list(pb))
-                    forced |= np.isin(uniq, list(pm))
-                forced &= ~bad
-                outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
-                if best >= 0:
-                    inside = on[labs[on] == best]
-                    partner = int(pool[cols[inside[np.argmax(p[inside])]]])
-            if best < 0:
-                best = run.new_label()
-            lab[pos] = best
-            run.labels[i] = best
-            pending.append((i, partner if partner is not None else -1, best, score, outcome))
+        for x, cols in segs:
+            decide(x, cols, P[start:start + len(cols)], cannot[start:start + len(cols)], must[start:start + len(cols)])
+            start += len(cols)
     run.record_links(bn, pending)
 
 
