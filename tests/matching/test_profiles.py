@@ -83,3 +83,54 @@ def test_small_profiles_decide_exactly_as_link_by_link():
     same = sum(links.clusters[mid] == by_profile.clusters[mid] for mid in joined)
     print(f"acl_blocks: {same} of {len(joined)} positions joining small profiles decided alike")
     assert same >= 0.95 * len(joined)
+
+
+def test_a_bounded_position_scored_as_pairs_decides_as_against_every_member(monkeypatch):
+    """In a crowded block a new position is scored, as aligned pairs, only against the members
+    of its candidate profiles and the earlier new positions: the same clusters and links as
+    scoring it against every member of the block and ruling the other profiles out (the
+    matrix), forced links and splits with members included."""
+    from wove_pipeline.matching import profile_assign
+    from wove_pipeline.matching.assignment import MatchConfig
+    from wove_pipeline.matching.overrides import Overrides
+    from wove_pipeline.matching.profiles import build_profiles
+
+    path = os.path.join(REAL, "acl_blocks")
+    if not os.path.isdir(path):
+        pytest.skip(f"{path} not here")
+    mentions, _ = load_s2and(path)
+    old, new = _split(mentions)
+    base = match_all(old)
+    config = MatchConfig(candidate_clusters=4)
+    profiles = build_profiles(old, base.clusters)
+    reps = {r.mention_id for p in profiles.values() for r in p.representatives}
+    sizes = {}
+    for p in profiles.values():
+        for b in p.blocks:
+            sizes[b] = sizes.get(b, 0) + 1
+    overrides = Overrides()
+    for k, m in enumerate(profile_assign.crowded(new, sizes, config)[:6]):
+        member = next(o.mention_id for o in old if o.block == m.block and o.mention_id in reps
+                      and o.paper_id != m.paper_id)
+        (overrides.force_link if k % 2 else overrides.force_split)(m.mention_id, member)
+    scored = []
+    real = profile_assign._assign
+
+    def as_pairs(run, o, nw, bn, w, bad, must, outside):
+        scored.append(len(outside))  # positions of the call scored as pairs
+        return real(run, o, nw, bn, w, bad, must, outside)
+
+    monkeypatch.setattr(profile_assign, "_assign", as_pairs)
+    pairs = incremental_by_profiles(old, base.clusters, new, overrides, config)
+    assert sum(scored) > 0
+    monkeypatch.setattr(profile_assign, "_assign",
+                        lambda run, o, nw, bn, w, bad, must, outside: real(run, o, nw, bn, w, bad, must, {}))
+    matrix = incremental_by_profiles(old, base.clusters, new, overrides, config)
+    assert pairs.clusters == matrix.clusters
+    assert {m: (x.outcome, x.partner) for m, x in pairs.links.items()} == \
+        {m: (x.outcome, x.partner) for m, x in matrix.links.items()}
+    # scores alike but for float rounding: a cosine of identical venues is 1.0 summed pair by
+    # pair and 0.99999994 through the matrix product, on either side of a tree's split
+    diff = [(m, x.score, matrix.links[m].score) for m, x in pairs.links.items()
+            if x.score != pytest.approx(matrix.links[m].score, abs=0.01)]
+    assert not diff, diff[:10]
