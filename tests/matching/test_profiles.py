@@ -63,16 +63,21 @@ def test_representatives_are_bounded_weighted_and_cover_the_variety():
     assert p.last_year == 2020 and p.first_year == 2000
 
 
-def test_small_profiles_decide_exactly_as_link_by_link():
-    """Profiles of at most MAX_REPRESENTATIVES members represent every member: positions
-    that join such profiles are decided as link by link, but for the TF-IDF weights (fitted
-    over the mentions a run loads: the representatives here, every block member there)."""
+def _acl_blocks_split():
+    """acl_blocks' oldest 90% matched, and its newest 10%."""
     path = os.path.join(REAL, "acl_blocks")
     if not os.path.isdir(path):
         pytest.skip(f"{path} not here")
     mentions, _ = load_s2and(path)
     old, new = _split(mentions)
-    base = match_all(old)
+    return old, new, match_all(old)
+
+
+def test_small_profiles_decide_exactly_as_link_by_link():
+    """Profiles of at most MAX_REPRESENTATIVES members represent every member: positions
+    that join such profiles are decided as link by link, but for the TF-IDF weights (fitted
+    over the mentions a run loads: the representatives here, every block member there)."""
+    old, new, base = _acl_blocks_split()
     sizes = {}
     for c in base.clusters.values():
         sizes[c] = sizes.get(c, 0) + 1
@@ -95,12 +100,7 @@ def test_a_bounded_position_scored_as_pairs_decides_as_against_every_member(monk
     from wove_pipeline.matching.overrides import Overrides
     from wove_pipeline.matching.profiles import build_profiles
 
-    path = os.path.join(REAL, "acl_blocks")
-    if not os.path.isdir(path):
-        pytest.skip(f"{path} not here")
-    mentions, _ = load_s2and(path)
-    old, new = _split(mentions)
-    base = match_all(old)
+    old, new, base = _acl_blocks_split()
     config = MatchConfig(candidate_clusters=4)
     profiles = build_profiles(old, base.clusters)
     reps = {r.mention_id for p in profiles.values() for r in p.representatives}
