@@ -75,30 +75,20 @@ def _override_matrices(data: MatchData, rows, cols, overrides: Overrides | None,
     aligned pairs rows[k], cols[k])."""
     if not overrides or not len(overrides):
         return cannot, must
+    rows, cols = np.asarray(rows), np.asarray(cols)
+    rule = (overrides.involved(), overrides.split_set(), set(overrides.links))
     if pairs:
-        return _override_pairs(data, np.asarray(rows), np.asarray(cols), overrides, cannot, must)
-    mid_r = [data.mentions[i].mention_id for i in rows]
-    mid_c = {data.mentions[j].mention_id: k for k, j in enumerate(cols)}
-    involved = overrides.involved()
-    splits = overrides.split_set()
-    links = set(overrides.links)
-    for a, ma in enumerate(mid_r):
-        if ma not in involved:
-            continue
-        for mb, b in mid_c.items():
-            key = (ma, mb) if ma <= mb else (mb, ma)
-            if key in splits:
-                cannot[a, b] = True
-                must[a, b] = False
-            elif key in links:
-                must[a, b] = True
+        _override_pairs(data, rows, cols, rule, cannot, must)
+        return cannot, must
+    for a, i in enumerate(rows.tolist()):  # a row naming a mention with an override, against every column
+        if data.mentions[i].mention_id in rule[0]:
+            _override_pairs(data, np.full(len(cols), i), cols, rule, cannot[a], must[a])  # rows: views
     return cannot, must
 
 
-def _override_pairs(data: MatchData, rows: np.ndarray, cols: np.ndarray, overrides: Overrides, cannot, must):
-    involved = overrides.involved()
-    splits = overrides.split_set()
-    links = set(overrides.links)
+def _override_pairs(data: MatchData, rows: np.ndarray, cols: np.ndarray, rule: tuple[set, set, set],
+                    cannot: np.ndarray, must: np.ndarray) -> None:
+    involved, splits, links = rule
     named = [i for i in np.unique(rows).tolist() if data.mentions[i].mention_id in involved]
     for k in np.flatnonzero(np.isin(rows, named)).tolist():
         ma, mb = data.mentions[int(rows[k])].mention_id, data.mentions[int(cols[k])].mention_id
@@ -108,7 +98,6 @@ def _override_pairs(data: MatchData, rows: np.ndarray, cols: np.ndarray, overrid
             must[k] = False
         elif key in links:
             must[k] = True
-    return cannot, must
 
 
 def _constrained_average_linkage(P: np.ndarray, cannot: np.ndarray, must: np.ndarray, threshold: float) -> list[list[int]]:

@@ -200,10 +200,11 @@ def assign_by_profiles(
                 outside.add(label)
         b |= {linked[x] for x in split_of.get(m.mention_id, ()) if x in linked}
         f |= {linked[x] for x in link_of.get(m.mention_id, ()) if x in linked}
-        b |= outside - f
+        outside -= f
+        b |= outside
         bad[i], must[i] = b, f - b
-        if outside - f:
-            outside_of[i] = outside - f
+        if outside:
+            outside_of[i] = outside
 
     calls: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
     pack: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
