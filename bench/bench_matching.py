@@ -473,7 +473,6 @@ def main_streaming(args) -> None:
                 st.add(batch, owns_text=_owns_text)
                 batch = []
         st.add(batch, owns_text=_owns_text)
-        st._flush()
         return st
 
     def cluster_shard(shard: int) -> int:
@@ -501,13 +500,8 @@ def main_streaming(args) -> None:
     with PssSampler() as pss:
         t1 = time.perf_counter()
         STATS = CorpusStats()
-        for part in map_shards(stats_of, shards, processes):  # merged: sets and document frequencies
-            STATS.affiliations |= part.affiliations
-            STATS.venues |= part.venues
-            STATS.papers |= part.papers
-            STATS.text_df += part.text_df
-        # the affiliation / venue df are over distinct strings: counted once over the union
-        STATS._fresh_affil, STATS._fresh_venue = list(STATS.affiliations), list(STATS.venues)
+        for part in map_shards(stats_of, shards, processes):
+            STATS.merge(part)
         STATS = STATS.done()
         t_stats = time.perf_counter() - t1
         print(f"{time.strftime('%H:%M:%S')} statistics pass: {t_stats:.0f} s", file=sys.stderr, flush=True)

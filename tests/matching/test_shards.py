@@ -98,3 +98,21 @@ def test_shards_over_two_processes_give_what_one_gives():
     assert map_shards(lambda s: s * s, list(range(10)), processes=2) == [s * s for s in range(10)]
     seen = []
     assert map_shards(lambda s: seen.append(s) or s, [3, 1], processes=1) == [3, 1] and seen == [3, 1]
+
+
+def test_statistics_of_shards_merged_are_the_corpus_statistics(corpus):
+    """CorpusStats.merge: passes over disjoint shards (each paper's text counted in the shard of
+    its first author) give, merged, the counts of one pass over everything."""
+    from wove_pipeline.matching.corpus import CorpusStats
+
+    mentions, _ = corpus
+    whole = corpus_stats(blocks_in_order(mentions))
+    merged = CorpusStats()
+    for shard in (0, 1, 2):
+        part = CorpusStats()
+        part.add([m for m in mentions if shard_of(m.block, 3) == shard], owns_text=lambda m: m.position == 0)
+        merged.merge(part)
+    counts = merged.done()
+    assert (counts.n_papers, counts.n_affil, counts.n_venue) == (whole.n_papers, whole.n_affil, whole.n_venue)
+    for name in ("text_df", "affil_df", "venue_df"):
+        assert (getattr(counts, name) == getattr(whole, name)).all(), name

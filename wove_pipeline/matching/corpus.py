@@ -71,6 +71,18 @@ class CorpusStats:
         if len(self._fresh_affil) >= 50_000:
             self._flush()
 
+    def merge(self, other: "CorpusStats") -> None:
+        """Add the counts of a pass over other mentions of the same archive (another shard's:
+        passes counting each paper's text once between them). The affiliation and venue
+        frequencies are over distinct strings, so they are counted again over the union."""
+        self.affiliations |= other.affiliations
+        self.venues |= other.venues
+        self.papers |= other.papers
+        self.text_df += other.text_df
+        self.affil_df[:] = 0
+        self.venue_df[:] = 0
+        self._fresh_affil, self._fresh_venue = list(self.affiliations), list(self.venues)
+
     def _flush(self) -> None:
         for fresh, df, kw in ((self._fresh_affil, self.affil_df, dict(ngram=(1, 2), stop=AFFIL_STOP,
                                                                        n_features=AFFIL_FEATURES)),
