@@ -49,7 +49,10 @@ PUBLISH_ORDER = ["researchers", "researcher_metrics", "serving"]
 # which matching code a figure was made with (R compares a size with the 10k day of the same)
 CODE = "bounded candidates, looked up by key, scored by position"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
-FILE_TAG = {CODE: "bounded-by-key-per-position", "bounded candidates, looked up by key": "bounded-by-key", "bounded candidates, read by index": "bounded-by-index", "bounded candidates, collaborations read by position": "bounded-by-position", "bounded candidates": "bounded", "candidates read light": "light",
+FILE_TAG = {CODE: "bounded-by-key-per-position", "bounded candidates, looked up by key": "bounded-by-key",
+            "bounded candidates, read by index": "bounded-by-index",
+            "bounded candidates, collaborations read by position": "bounded-by-position",
+            "bounded candidates": "bounded", "candidates read light": "light",
             "candidates read whole": "whole"}
 
 
@@ -307,16 +310,15 @@ pg_stat_activity every 0.5 s during the 1,000,000 day: the day's candidate query
 ids OR ORCIDs OR id pairs, profile_store.CANDIDATES_SQL) in 222 of 484 samples (111 s), reading
 positions 52, the block sizes 25, the token postings 22. Rewritten as one UNION branch per
 index (4a4e2a8), the 100k day's PostgreSQL CPU went 37 -> 140 s (rows "read by index"), so it
-was reverted (0cc6886); that query at 1,000,000 is still to be fixed (its plan to be read on a
-1,000,000 archive). Also fixed (9a47fee): a representative on a 3,000-author paper read all of
+was reverted (0cc6886); looked up key by key since (above). Also fixed (9a47fee): a representative on a 3,000-author paper read all of
 its rows (now the wanted ones and the author count).
 
-**Bar not met**: R is 8.2 at 1,000,000 papers on this archive (4.1 at 300k, against its own 10k day). What would bring a
-twin-grown archive under 1.3 is a cap near the 10k day's block sizes (a few profiles), which
-changes decisions on real crowded blocks; not done. Next: a narrow (token, researcher) table
-read index-only instead of the GIN heap fetches (up to 257 wide profile rows per token); scoring
-each position against its own candidates' representatives only (now against the union of its
-block's, quadratic in a block's new positions); an archive grown with copies that are other
+**Bar not met**: R is 7.96 at 1,000,000 papers on this archive (wall, beside another run; 6.5 by
+CPU). What would bring a twin-grown archive under 1.3 is a cap near the 10k day's block sizes (a
+few profiles), which changes decisions on real crowded blocks; not done. Next: fewer
+representatives read per candidate (the Python CPU at 1,000,000 is reading and featurizing the
+1.7M of them), the publish's researcher_metrics and serving steps and the whole-table checks
+(11, 9 and 24 s more at 1,000,000 than at 10k, rows "bounded candidates"), an archive grown with copies that are other
 people (names kept, circles permuted) for the realistic case.
 
 Earlier: reading candidates light (059b36b) took 123 -> 111 CPU s at 100k and 5.2 -> 4.0 GiB.

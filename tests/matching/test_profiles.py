@@ -5,6 +5,7 @@ The agreement bar of issue 22: on every real dev set (../shared/matching-real), 
 assignment (cluster.assign_incremental). Both figures are printed side by side."""
 
 import os
+from collections import Counter
 
 import pytest
 
@@ -104,10 +105,7 @@ def test_a_bounded_position_scored_as_pairs_decides_as_against_every_member(monk
     config = MatchConfig(candidate_clusters=4)
     profiles = build_profiles(old, base.clusters)
     reps = {r.mention_id for p in profiles.values() for r in p.representatives}
-    sizes = {}
-    for p in profiles.values():
-        for b in p.blocks:
-            sizes[b] = sizes.get(b, 0) + 1
+    sizes = Counter(b for p in profiles.values() for b in p.blocks)
     overrides = Overrides()
     for k, m in enumerate(profile_assign.crowded(new, sizes, config)[:6]):
         member = next(o.mention_id for o in old if o.block == m.block and o.mention_id in reps
