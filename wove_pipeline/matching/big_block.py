@@ -114,6 +114,7 @@ def assign_bounded(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, 
         if any(d.mentions[int(i)].mention_id in involved for i in pool):
             run.assign(old, new, bn, count_as=count_as)
             return
+    run.begin_assign()
     n_old = len(old)
     lab = np.full(len(pool), -1, dtype=np.int64)
     lab[:n_old] = run.labels[old]
@@ -193,6 +194,7 @@ def assign_bounded(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, 
                         forced[k] = True
                 forced &= ~bad
                 outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
+                run.keep_scores(i, best, uniq, mean, bad, pool[seg_p], labs, p)
                 if best >= 0:
                     inside = np.flatnonzero(labs == best)
                     partner = int(pool[seg_p[inside[np.argmax(p[inside])]]])

@@ -255,6 +255,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
     mention's of the block (which grew with the square of the block's new mentions); the
     others against every member of the call, as a matrix (cheaper per pair)."""
     d, cfg, w = run.data, run.cfg, run.model
+    run.begin_assign()
     pool = np.concatenate([old, new]).astype(np.int64)
     n_old = len(old)
     lab = np.full(len(pool), -1, dtype=np.int64)
@@ -291,6 +292,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
                 forced |= np.isin(uniq, list(pm))
             forced &= ~bad
             outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
+            run.keep_scores(i, best, uniq, mean, bad, pool[cols[on]], labs[on], p[on])
             if best >= 0:
                 inside = on[labs[on] == best]
                 partner = int(pool[cols[inside[np.argmax(p[inside])]]])
