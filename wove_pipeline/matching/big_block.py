@@ -194,7 +194,8 @@ def assign_bounded(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, 
                         forced[k] = True
                 forced &= ~bad
                 outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
-                run.keep_scores(i, best, uniq, mean, bad, pool[seg_p], labs, p)
+                if run.new_profile(best):
+                    run.keep_scores(i, uniq, mean, bad, pool[seg_p], labs, p)
                 if best >= 0:
                     inside = np.flatnonzero(labs == best)
                     partner = int(pool[seg_p[inside[np.argmax(p[inside])]]])

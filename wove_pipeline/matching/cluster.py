@@ -197,13 +197,15 @@ class _Run:
         self.call_first = self.next_label
         self.kept = {}
 
-    def keep_scores(self, i: int, best: int, uniq, mean, bad, rows, labels, p) -> None:
-        """What mention ``i`` scored against the profiles of its block (``uniq``: their labels,
-        ``mean`` / ``bad`` per label; ``rows`` / ``labels`` / ``p``: the members scored), kept
-        when it opened one of this call's profiles or joined one (``best`` -1 or a new label):
-        ``join_new_profiles`` reads it."""
-        if best < 0 or best >= self.call_first:
-            self.kept[i] = (uniq, mean, bad, rows, labels, p)
+    def new_profile(self, best: int) -> bool:
+        """Whether a decision (``decide_link``'s cluster) opens or joins a profile of this call."""
+        return best < 0 or best >= self.call_first
+
+    def keep_scores(self, i: int, uniq, mean, bad, rows, labels, p) -> None:
+        """What mention ``i``, which opened or joined a profile of this call, scored against the
+        profiles of its block (``uniq``: their labels, ``mean`` / ``bad`` per label; ``rows`` /
+        ``labels`` / ``p``: the members scored): ``join_new_profiles`` reads it."""
+        self.kept[i] = (uniq, mean, bad, rows, labels, p)
 
     def join_new_profiles(self, pending: list) -> list:
         """The step average linkage takes in a batch run, after the newest-first decisions:
@@ -336,7 +338,8 @@ class _Run:
                     # pack, the same paper, a forced split) is no candidate: with none left
                     # the mention starts a profile with no score, whatever the pack holds.
                     outcome, best_lab, score = decide_link(uniq, mean, bad, forced, self.threshold, self.unsure_low)
-                    self.keep_scores(i, best_lab, uniq, mean, bad, pool[assigned], labs, P[r, assigned])
+                    if self.new_profile(best_lab):
+                        self.keep_scores(i, uniq, mean, bad, pool[assigned], labs, P[r, assigned])
                     if best_lab >= 0:
                         inside = assigned[labs == best_lab]
                         partner = int(pool[inside[np.argmax(P[r, inside])]])

@@ -292,7 +292,8 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
                 forced |= np.isin(uniq, list(pm))
             forced &= ~bad
             outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
-            run.keep_scores(i, best, uniq, mean, bad, pool[cols[on]], labs[on], p[on])
+            if run.new_profile(best):
+                run.keep_scores(i, uniq, mean, bad, pool[cols[on]], labs[on], p[on])
             if best >= 0:
                 inside = on[labs[on] == best]
                 partner = int(pool[cols[inside[np.argmax(p[inside])]]])
