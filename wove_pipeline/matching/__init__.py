@@ -6,7 +6,8 @@ Pipeline use (the lead wires these to PostgreSQL tables and Dagster assets):
    with S2 / OpenAlex author ids, ORCID and institutions aligned by
    ``align_authorships(arxiv_names, other_names)``.
 2. Daily: ``assign_incremental(existing_mentions_of_touched_blocks, mention->researcher_id,
-   new_mentions, overrides)`` assigns new mentions newest first (``Link.outcome`` says
+   new_mentions, overrides)`` assigns new mentions newest first, then lets the profiles
+   they opened join existing ones as average linkage would (``Link.outcome`` says
    linked / new / not_sure / forced); periodically or on demand ``match_all(mentions,
    overrides)`` re-clusters (per block; blocks are independent).
 3. ``identity.assign_ids(previous_map, clusters, redirects=..., next_id=...)`` turns any

@@ -6,7 +6,9 @@ The rule is ``cluster.assign_incremental``'s (the same learned pair model, thres
 if it is >= the threshold, opens a "not sure" profile between ``unsure_low`` and the
 threshold, a plain new one below; a cannot-link with any member makes a profile no
 candidate, a must-link forces it; later new mentions see the profiles opened or joined
-earlier in the run. What changes is where the evidence comes from:
+earlier in the run; a profile the run opened then joins an existing one its members'
+average reaches the threshold with (``_Run.join_new_profiles``: average linkage's step).
+What changes is where the evidence comes from:
 
 * the **mean** is the representatives' probabilities weighted by the members each stands
   for (exact while every member is a representative);
