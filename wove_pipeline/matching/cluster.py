@@ -235,9 +235,10 @@ class _Run:
                         seen[u] += 1
                         if b:
                             barred.add(u)
-            scores = [(total[u] / len(members), u) for u in total if seen[u] == len(members) and u not in barred]
-            if scores and max(scores)[0] >= self.threshold:
-                moved[label] = max(scores)[1]
+            best = max(((total[u] / len(members), u) for u in total if seen[u] == len(members) and u not in barred),
+                       default=(-1.0, -1))
+            if best[0] >= self.threshold:
+                moved[label] = best[1]
         if not moved:
             return pending
         out = []
