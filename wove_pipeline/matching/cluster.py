@@ -225,20 +225,17 @@ class _Run:
             kept = [self.kept.get(i) for i in members]
             if len(members) < 2 or any(k is None for k in kept):
                 continue  # a lone mention's mean is its group's, and it fell short
-            total: dict[int, float] = defaultdict(float)
-            seen: dict[int, int] = defaultdict(int)
-            barred: set[int] = set()
-            for uniq, mean, bad, *_ in kept:
-                for u, m, b in zip(uniq.tolist(), mean.tolist(), bad.tolist()):
-                    if u < self.call_first:
-                        total[u] += m
-                        seen[u] += 1
-                        if b:
-                            barred.add(u)
-            best = max(((total[u] / len(members), u) for u in total if seen[u] == len(members) and u not in barred),
-                       default=(-1.0, -1))
-            if best[0] >= self.threshold:
-                moved[label] = best[1]
+            labels = np.concatenate([k[0] for k in kept])
+            old = labels < self.call_first
+            uniq, inv = np.unique(labels[old], return_inverse=True)
+            average = np.bincount(inv, weights=np.concatenate([k[1] for k in kept])[old], minlength=len(uniq)) / len(members)
+            barred = np.bincount(inv, weights=np.concatenate([k[2] for k in kept])[old], minlength=len(uniq)) > 0
+            # a profile every member was scored against and may join
+            viable = (np.bincount(inv, minlength=len(uniq)) == len(members)) & ~barred
+            if viable.any():
+                best = int(np.argmax(np.where(viable, average, -1.0)))
+                if average[best] >= self.threshold:
+                    moved[label] = int(uniq[best])
         if not moved:
             return pending
         out = []
