@@ -45,6 +45,24 @@ def test_missing_evidence_is_missing_not_zero():
     assert np.isnan(g["year_gap"])
 
 
+def test_sentence_vectors_give_their_cosine_and_nothing_where_a_paper_has_none():
+    """embedding_cosine is the cosine of the two papers' vectors (whatever their length);
+    a paper without a vector, or with another model's (another size), leaves it missing."""
+    v = np.array([3.0, 4.0, 0.0], dtype=np.float32)
+    w = np.array([0.0, 4.0, 3.0], dtype=np.float32)
+    a = Mention("a", "p1", 0, "Chao", None, "Guo", embedding=v)
+    b = Mention("b", "p2", 0, "Chao", None, "Guo", embedding=w)
+    assert abs(_features(a, b)["embedding_cosine"] - 16 / 25) < 1e-3  # float16 storage
+    assert np.isnan(_features(a, Mention("c", "p3", 0, "Chao", None, "Guo"))["embedding_cosine"])
+    three = [a, b, Mention("d", "p4", 0, "Chao", None, "Guo", embedding=np.ones(5, np.float32))]
+    data = build_data(three)
+    assert data.has_embedding.tolist() == [True, True, False]
+    idx = np.arange(3)
+    f, _, _ = pair_features(data, idx, idx, block_names(data, idx))
+    assert np.isnan(f["embedding_cosine"][:, 2]).all() and abs(f["embedding_cosine"][0, 0] - 1) < 1e-3
+    assert abs(f["embedding_cosine"][0, 1] - f["embedding_cosine"][1, 0]) < 1e-6
+
+
 def test_how_common_a_name_is_decides_how_much_evidence_a_merge_needs():
     """A rare full name with nothing against it merges; 'J. Wang' with nothing else does not."""
     rare = [Mention(f"r{i}", f"pr{i}", 0, "Piotr", None, "Yilmazcik", year=2020 + i) for i in range(2)]

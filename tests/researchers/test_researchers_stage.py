@@ -5,6 +5,7 @@ import datetime as dt
 from collections import defaultdict
 
 import dagster as dg
+import numpy as np
 import psycopg
 import pytest
 
@@ -12,6 +13,7 @@ from wove_pipeline.arxiv import assets as harvest
 from wove_pipeline.arxiv.harvest import content_hash
 from wove_pipeline.enrichment import assets as enrichment
 from wove_pipeline.matching import researchers as researchers_load
+from wove_pipeline.matching.mentions import EMBEDDING_MODEL
 from wove_pipeline.matching.scoring import text_term_counts
 from wove_pipeline.sandbox.generator import generate_world
 from wove_pipeline.sandbox.seed_fixtures import SEED_PENG_WANG_ID
@@ -304,3 +306,32 @@ def test_a_surname_first_position_with_his_upstream_ids_joins_the_seed_peng_wang
         swapped = conn.execute("SELECT researcher_id, block FROM wove.researcher_mentions WHERE arxiv_id=%s AND position=1",
                                (new_id,)).fetchone()
     assert swapped == (rid, "w peng")
+
+
+def test_positions_carry_their_papers_sentence_vectors_of_the_trained_model(env, world):
+    """mention_load reads a paper's vector (evidence embedding_cosine) only where it was made
+    from the paper's current text by the model the pair model was trained on."""
+    url, resources = env
+    harvest_days(resources, world.start_day, world.start_day)
+    rng = np.random.default_rng(3)
+    with psycopg.connect(url) as conn:
+        current, other_model, stale, none = [r[0] for r in conn.execute(
+            "SELECT arxiv_id FROM wove.papers ORDER BY arxiv_id LIMIT 4")]
+        vectors = {}
+        for arxiv_id, model, fresh in ((current, EMBEDDING_MODEL, True), (other_model, "other/model", True),
+                                       (stale, EMBEDDING_MODEL, False)):
+            vectors[arxiv_id] = rng.standard_normal(384).astype(np.float32)
+            conn.execute("INSERT INTO wove.paper_embeddings (arxiv_id, model, dimensions, content_hash, embedding)"
+                         " SELECT arxiv_id, %s, 384, CASE WHEN %s THEN content_hash ELSE 'old' END, %s::vector"
+                         " FROM wove.papers WHERE arxiv_id = %s",
+                         (model, fresh, str(vectors[arxiv_id].tolist()), arxiv_id))
+        ids = [current, other_model, stale, none]
+        mentions, _ = researchers_load.load_mentions(conn, ids)
+        got = {m.paper_id: m.embedding for m in mentions}
+        assert set(got) == set(ids)
+        assert np.array_equal(got[current], vectors[current])
+        assert got[other_model] is None and got[stale] is None and got[none] is None
+        # one array per paper, shared by its positions
+        assert len({id(m.embedding) for m in mentions if m.paper_id == current}) == 1
+        mentions, _ = researchers_load.load_mentions(conn, ids, vectors=False)
+        assert all(m.embedding is None for m in mentions)

@@ -34,6 +34,9 @@ def add_matching_commands(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="strip the input to names + affiliations + positions (no ids, ORCID, e-mail, co-authors, text, venue, year)",
     )
+    ev.add_argument("--no-vectors", action="store_true",
+                    help="do not embed the sets' papers: the sentence-vector feature is then missing "
+                         "(the first run on a set embeds its papers, minutes on a CPU; then they are kept)")
     ev.add_argument("--hardest", type=int, default=10, help="number of hardest blocks to list for one set (default 10)")
     ev.set_defaults(func=run_evaluate)
     tr = sub.add_parser("train", help="fit the pair model on the labelled sets and the sandbox world; write it into the package")
@@ -73,11 +76,12 @@ def run_evaluate(args) -> int:
         )
         print(format_report(r))
     if len(dirs) == 1 and not args.leave_one_out:
-        print(format_report(evaluate_s2and_dir(dirs[0], hardest=args.hardest, thin=args.thin)))
+        print(format_report(evaluate_s2and_dir(dirs[0], hardest=args.hardest, thin=args.thin,
+                                               vectors=not args.no_vectors)))
     elif dirs and not args.leave_one_out:
         scores = []
         for d in dirs:
-            mentions, gold = load_s2and(d)
+            mentions, gold = load_s2and(d, vectors=not args.no_vectors)
             if args.thin:
                 mentions = thin_mentions(mentions)
             scores.append(score_set(os.path.basename(os.path.normpath(d)), mentions, gold))
@@ -85,7 +89,8 @@ def run_evaluate(args) -> int:
         print(format_sets(scores, "B3 with the shipped model"))
     elif dirs:
         from wove_pipeline.matching.quality import leave_one_out_scores
-        print(format_sets(leave_one_out_scores(dirs, log=lambda s: print(s, file=sys.stderr)),
+        print(format_sets(leave_one_out_scores(dirs, log=lambda s: print(s, file=sys.stderr),
+                                               vectors=not args.no_vectors),
                           "B3, each set scored by a model trained without it (leave one set out)"))
     print(f"({time.perf_counter() - t0:.1f} s)")
     return 0

@@ -10,6 +10,7 @@ from wove_pipeline.enrichment import assets as enrichment
 from wove_pipeline.matching import researchers as researchers_load
 from wove_pipeline.matching.assignment import MatchConfig
 from wove_pipeline.resources import DatabaseResource
+from wove_pipeline.search.assets import paper_embeddings
 
 
 class MatchingConfig(dg.Config):
@@ -21,7 +22,8 @@ class MatchingConfig(dg.Config):
 
 
 @dg.asset(
-    deps=[harvest.papers, enrichment.authorships],
+    # the papers' sentence vectors are evidence too (embedding_cosine): embedded before matching
+    deps=[harvest.papers, enrichment.authorships, paper_embeddings],
     group_name="match",
     kinds={"python", "postgres"},
     code_version="1",

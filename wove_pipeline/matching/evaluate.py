@@ -216,8 +216,11 @@ def _load_json(path: str):
         return json.load(f)
 
 
-def load_s2and(directory: str) -> tuple[list[Mention], dict[str, str]]:
+def load_s2and(directory: str, *, vectors: bool = False) -> tuple[list[Mention], dict[str, str]]:
     """Read an S2AND-format directory (signatures.json, optional papers.json, clusters.json).
+
+    With ``vectors`` each mention carries its paper's sentence vector (set_vectors: embedded
+    once, then kept), as the pipeline's mentions do once the embedding stage ran.
 
     ``sourced_author_ids`` (S2 author ids that the source - ORCID, DBLP, ... - points to)
     stand in for ``s2_author_id`` (and the S2-id baseline), except source "Extracted" whose
@@ -290,11 +293,15 @@ def load_s2and(directory: str) -> tuple[list[Mention], dict[str, str]]:
                 display_name=s.get("given_name"),
             )
         )
+    if vectors:
+        from .set_vectors import attach_vectors
+
+        attach_vectors(os.path.basename(os.path.normpath(directory)), papers, mentions)
     return mentions, gold
 
 
-def evaluate_s2and_dir(directory: str, *, thin: bool = False, **kw) -> EvalResult:
-    mentions, gold = load_s2and(directory)
+def evaluate_s2and_dir(directory: str, *, thin: bool = False, vectors: bool = False, **kw) -> EvalResult:
+    mentions, gold = load_s2and(directory, vectors=vectors)
     name = os.path.abspath(directory)
     if thin:
         mentions, name = thin_mentions(mentions), name + " (thin: names + affiliations + positions)"

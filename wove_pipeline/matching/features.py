@@ -17,6 +17,11 @@ how common a name is) and category cosine (the S2AND sets carry one coarse field
 paper, and the sandbox world taught it as decisive: with it, ads fell from 0.937 to 0.910).
 Categories still count in the researchers' profiles and pages.
 
+The papers' sentence vectors (the embedding stage's all-MiniLM-L6-v2, read by mention_load;
+set_vectors embeds a labelled set's papers) give ``embedding_cosine``: it carries what two
+papers are about where the hashed words of ``text_cosine`` miss it (synonyms, another
+phrasing of one field). A paper not embedded yet leaves it missing.
+
 ``FEATURES`` fixes the column order of the model's input; a change to it (or to what a
 feature means) needs ``wove matching train`` to be run again.
 """
@@ -48,6 +53,7 @@ FEATURES: tuple[str, ...] = (
     "venue_cosine",
     "year_gap",
     "authors_max",  # log of the larger paper's author count
+    "embedding_cosine",  # cosine of the two papers' sentence vectors (EMBEDDING_MODEL)
 )
 
 # Features that come and go together with one kind of evidence (training masks whole groups
@@ -58,6 +64,7 @@ EVIDENCE_GROUPS: dict[str, tuple[str, ...]] = {
     "coauthors": ("coauthors_shared", "coauthors_share"),
     "affiliation": ("affiliation_cosine", "institution_shared"),
     "text": ("text_cosine",),
+    "embedding": ("embedding_cosine",),
     "venue": ("venue_cosine",),
     "year": ("year_gap",),
     "authors": ("authors_max",),
@@ -131,6 +138,9 @@ def pair_features(data: MatchData, rows: np.ndarray, cols: np.ndarray, bn: Block
     f["institution_shared"] = _either_missing(ha, hb, (P.sim(data.inst) > 0).astype(np.float32) if data.inst.nnz else 0.0)
     ha, hb = P.take(data.has_text)
     f["text_cosine"] = _either_missing(ha, hb, P.sim(data.text, data.paper_row) if data.text.nnz else np.float32(0.0))
+
+    ha, hb = P.take(data.has_embedding)
+    f["embedding_cosine"] = _either_missing(ha, hb, P.dot(data.embedding, data.paper_row) if ha.any() and hb.any() else np.float32(0.0))
 
     a, b = P.take(data.year)
     f["year_gap"] = np.abs(a - b).astype(np.float32)  # NaN when either year is unknown

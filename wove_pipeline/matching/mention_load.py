@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 
+import numpy as np
 import psycopg
 
 from wove_pipeline.database import access as db
 
 from .match_state import evidence_part, mention_id
-from .mentions import MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
+from .mentions import EMBEDDING_MODEL, MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
 from .names import make_name
 from .scoring import TEXT_TERMS_VERSION, text_term_counts
 
@@ -29,15 +30,33 @@ ORDER BY pa.arxiv_id, pa.position
 WANTED_POSITIONS = "WHERE (pa.arxiv_id, pa.position) IN (SELECT * FROM unnest(%s::text[], %s::int[]))"
 AUTHOR_COUNTS_SQL = "SELECT arxiv_id, count(*) FROM wove.paper_authors WHERE arxiv_id = ANY(%s) GROUP BY arxiv_id"
 # A paper whose text was counted before (papers.content_hash: the same title and abstract)
-# comes with its kept term counts instead of its text.
+# comes with its kept term counts instead of its text, and with its sentence vector where
+# the embedding stage made one of this text with the model the pair model was trained on
+# (pgvector's binary form: a fraction of the text form's bytes, no float parsing).
 MENTION_PAPERS_SQL = """
 SELECT p.arxiv_id, p.published, p.categories, p.journal_ref, p.content_hash, t.terms,
-       CASE WHEN t.terms IS NULL THEN p.title END, CASE WHEN t.terms IS NULL THEN p.abstract END
+       CASE WHEN t.terms IS NULL THEN p.title END, CASE WHEN t.terms IS NULL THEN p.abstract END,
+       {vector}
 FROM wove.papers p
 LEFT JOIN wove.matching_text_terms t
        ON t.arxiv_id = p.arxiv_id AND t.content_hash = p.content_hash AND t.version = %(version)s
+{join}
 {where}
 """
+VECTOR_JOIN = """LEFT JOIN wove.paper_embeddings e
+       ON e.arxiv_id = p.arxiv_id AND e.content_hash = p.content_hash AND e.model = %(model)s"""
+
+
+def _papers_sql(where: str, vectors: bool) -> str:
+    return MENTION_PAPERS_SQL.format(where=where, vector="vector_send(e.embedding)" if vectors else "NULL::bytea",
+                                     join=VECTOR_JOIN if vectors else "")
+
+
+def unpack_vector(raw: bytes | None) -> np.ndarray | None:
+    """pgvector's binary form (int16 dimensions, int16 unused, big-endian float4s) as float32."""
+    if raw is None:
+        return None
+    return np.frombuffer(raw, dtype=">f4", offset=4).astype(np.float32)
 
 # An aligned upstream id below this confidence is not used as evidence.
 MIN_ALIGNMENT_CONFIDENCE = 0.5
@@ -45,18 +64,19 @@ MIN_ALIGNMENT_CONFIDENCE = 0.5
 
 def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, *,
                   hash_evidence: bool = True, only: set[tuple[str, int]] | None = None,
-                  ) -> tuple[list[Mention], dict[str, str | None]]:
+                  vectors: bool = True) -> tuple[list[Mention], dict[str, str | None]]:
     """Every author position (of these papers; of them, the ``only`` (arxiv_id, position)
     pairs) as a Mention, and a hash of each paper's author evidence (None for every paper
     with ``hash_evidence=False``: papers whose input fingerprint says their evidence did
-    not move). Co-author keys always come from every position of the paper."""
+    not move). Co-author keys always come from every position of the paper. ``vectors=False``
+    leaves the papers' sentence vectors out (a pass that only counts)."""
     if only is not None and hash_evidence:
         raise ValueError("a paper's evidence hash reads all its positions: `only` needs hash_evidence=False")
     # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
     sizes: dict[str, int] | None = None  # a paper's author count where not every row is read
     if arxiv_ids is None:
         rows = conn.execute(MENTIONS_SQL.format(where="")).fetchall()
-        papers = conn.execute(MENTION_PAPERS_SQL.format(where=""), {"version": TEXT_TERMS_VERSION}).fetchall()
+        papers = conn.execute(_papers_sql("", vectors), {"version": TEXT_TERMS_VERSION, "model": EMBEDDING_MODEL}).fetchall()
     else:
         ids = list(arxiv_ids)
         whole, wanted = ids, []
@@ -71,8 +91,8 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
             rows += conn.execute(MENTIONS_SQL.format(where=WANTED_POSITIONS),
                                  ([a for a, _ in wanted], [p for _, p in wanted])).fetchall()
             rows.sort(key=lambda r: (r[0], r[1]))
-        papers = conn.execute(MENTION_PAPERS_SQL.format(where="WHERE p.arxiv_id = ANY(%(ids)s)"),
-                              {"ids": ids, "version": TEXT_TERMS_VERSION}).fetchall()
+        papers = conn.execute(_papers_sql("WHERE p.arxiv_id = ANY(%(ids)s)", vectors),
+                              {"ids": ids, "version": TEXT_TERMS_VERSION, "model": EMBEDDING_MODEL}).fetchall()
     paper_fields = _with_text_terms(conn, papers)
     by_paper: dict[str, list[tuple]] = defaultdict(list)
     for row in rows:
@@ -82,7 +102,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
     for arxiv_id, paper_rows in by_paper.items():
         if arxiv_id not in paper_fields:
             continue  # positions of a paper that is gone (the inner join of one query did this)
-        published, categories, journal_ref, text_terms = paper_fields[arxiv_id]
+        published, categories, journal_ref, text_terms, vector = paper_fields[arxiv_id]
         categories = list(categories or [])
         n_authors = sizes[arxiv_id] if sizes is not None else len(paper_rows)
         big = n_authors > MAX_COAUTHOR_AUTHORS  # giant collaborations carry no per-person co-author signal
@@ -111,6 +131,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
                 coauthor_keys=[] if big else [x for j, x in enumerate(keys) if j != k],
                 categories=list(categories),
                 text_terms=text_terms,  # the text itself is not needed once counted
+                embedding=vector,
                 year=published.year if published else None,
                 published=published,
                 venue=journal_ref,
@@ -125,15 +146,16 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
 
 
 def _with_text_terms(conn: psycopg.Connection, papers: list[tuple]) -> dict[str, tuple]:
-    """arxiv_id -> (published, categories, journal_ref, text_terms): the kept term counts, and
-    for texts not counted before (new papers, changed titles or abstracts) counts made now and
-    kept (in the run's transaction)."""
+    """arxiv_id -> (published, categories, journal_ref, text_terms, vector): the kept term
+    counts, and for texts not counted before (new papers, changed titles or abstracts) counts
+    made now and kept (in the run's transaction)."""
     fresh = [(arxiv_id, content_hash, f"{title}\n{abstract or ''}")
-             for arxiv_id, _, _, _, content_hash, terms, title, abstract in papers if terms is None]
+             for arxiv_id, _, _, _, content_hash, terms, title, abstract, _ in papers if terms is None]
     counted = text_term_counts([text for _, _, text in fresh])
     if fresh:
         db.upsert_rows(conn, "wove.matching_text_terms", ("arxiv_id", "content_hash", "version", "terms"),
                        ((a, h, TEXT_TERMS_VERSION, t) for (a, h, _), t in zip(fresh, counted)), key=("arxiv_id",))
     made = {arxiv_id: terms for (arxiv_id, _, _), terms in zip(fresh, counted)}
-    return {arxiv_id: (published, categories, journal_ref, made[arxiv_id] if terms is None else terms)
-            for arxiv_id, published, categories, journal_ref, _, terms, _, _ in papers}
+    return {arxiv_id: (published, categories, journal_ref, made[arxiv_id] if terms is None else terms,
+                       unpack_vector(vector))
+            for arxiv_id, published, categories, journal_ref, _, terms, _, _, vector in papers}

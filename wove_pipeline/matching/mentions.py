@@ -5,11 +5,17 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .names import Name, make_name, normalize_text, parse_name
 
 # A paper with more authors than this gives no co-author evidence (matching) and no co-author
 # edges (metrics): a giant collaboration's list says nothing about one person's circle.
 MAX_COAUTHOR_AUTHORS = 100
+
+# The sentence model whose paper vectors the pair model was trained on (feature
+# embedding_cosine): vectors of another model mean other cosines, so only this one's are read.
+EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 @dataclass(slots=True)  # a scoped load at scale holds a million of them
@@ -36,6 +42,7 @@ class Mention:
     categories: list[str] = field(default_factory=list)  # primary first
     text: str = ""  # title + abstract
     text_terms: bytes | None = None  # text's packed term counts (scoring.text_term_counts), when counted before
+    embedding: np.ndarray | None = None  # the paper's unit text vector (EMBEDDING_MODEL), one array shared by its positions
     year: int | None = None
     published: dt.date | dt.datetime | None = None  # newest-first ordering
     email: str | None = None

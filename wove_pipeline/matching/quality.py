@@ -23,9 +23,10 @@ def shipped_threshold() -> float:
         return 0.5
 
 
-def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = False) -> list[SetScore]:
+def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = False,
+                         vectors: bool = True) -> list[SetScore]:
     threshold = shipped_threshold()
-    sets = load_dev_sets(dirs)
+    sets = load_dev_sets(dirs, vectors=vectors)
     training = sets + [sandbox_set()]
     rng = np.random.default_rng(SEED)
     pairs = {s.name: set_pairs(s, rng) for s in training}

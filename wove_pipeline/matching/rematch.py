@@ -91,7 +91,7 @@ def plan(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> PlanSum
         if not page:
             break
         after = page[-1]
-        mentions, _ = load_mentions(conn, page, hash_evidence=False)  # counts and keeps missing text terms
+        mentions, _ = load_mentions(conn, page, hash_evidence=False, vectors=False)  # counts and keeps missing text terms
         stats.add(mentions)
         rows = [(m.paper_id, m.position, m.block, shard_of(m.block)) for m in mentions]
         shards.update(r[3] for r in rows)

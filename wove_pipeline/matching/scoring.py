@@ -153,6 +153,23 @@ def _dedup_tfidf(texts: list[str], **kw) -> sp.csr_matrix:
     return X[rows]
 
 
+def _paper_vectors(vectors: list[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray]:
+    """The papers' vectors as one matrix (zeros where a paper has none) and which have one.
+    Vectors of a size other than the most common one are left out (another model's)."""
+    sizes = [len(v) for v in vectors if v is not None]
+    if not sizes:
+        return np.zeros((len(vectors), 1), dtype=np.float16), np.zeros(len(vectors), dtype=bool)
+    dim = max(set(sizes), key=sizes.count)
+    has = np.array([v is not None and len(v) == dim for v in vectors], dtype=bool)
+    E = np.zeros((len(vectors), dim), dtype=np.float32)
+    for r in np.flatnonzero(has):
+        E[r] = vectors[r]
+    norms = np.linalg.norm(E, axis=1)
+    has &= norms > 0
+    E[has] /= norms[has, None]  # cosines, whatever the embedder's normalize setting was
+    return E.astype(np.float16), has
+
+
 @dataclass
 class MatchData:
     """Column-oriented evidence for a list of mentions (built once per run)."""
@@ -172,12 +189,14 @@ class MatchData:
     inst: sp.csr_matrix
     venue: sp.csr_matrix
     text: sp.csr_matrix  # rows = papers
+    embedding: np.ndarray  # rows = papers: unit text vectors (float16 to halve a big load), zeros where none
     paper_row: np.ndarray
     position: np.ndarray
     has_affil: np.ndarray
     has_coauthors: np.ndarray
     has_inst: np.ndarray
     has_text: np.ndarray
+    has_embedding: np.ndarray
     has_venue: np.ndarray
     n_coauthors: np.ndarray  # co-author keys per mention
     n_authors: np.ndarray  # authors of the mention's paper (NaN unknown)
@@ -211,6 +230,7 @@ def build_data(mentions: list[Mention]) -> MatchData:
     prow: dict[str, int] = {}
     texts: list[str] = []
     terms: list[bytes | None] = []
+    vectors: list[np.ndarray | None] = []
     paper_row = np.empty(len(mentions), dtype=np.int64)
     for i, m in enumerate(mentions):
         r = prow.get(m.paper_id)
@@ -218,8 +238,10 @@ def build_data(mentions: list[Mention]) -> MatchData:
             r = prow[m.paper_id] = len(texts)
             texts.append(m.text or "")
             terms.append(m.text_terms)
+            vectors.append(m.embedding)
         paper_row[i] = r
     text = _text_tfidf(texts, terms)
+    embedding, has_vector = _paper_vectors(vectors)
     surname_variety, first_name_variety = name_prior.name_parts(variants)
     return MatchData(
         surname_variety=surname_variety,
@@ -249,6 +271,8 @@ def build_data(mentions: list[Mention]) -> MatchData:
         has_coauthors=np.diff(coauth.indptr) > 0,
         has_inst=np.diff(inst.indptr) > 0,
         has_text=(np.diff(text.indptr) > 0)[paper_row],
+        embedding=embedding,
+        has_embedding=has_vector[paper_row],
         has_venue=np.diff(venue.indptr) > 0,
         index={m.mention_id: i for i, m in enumerate(mentions)},
     )
@@ -267,6 +291,13 @@ class _Pairing:
         if self.pairs:
             return a[r], a[c]
         return a[r][:, None], a[c][None, :]
+
+    def dot(self, E: np.ndarray, rmap: np.ndarray) -> np.ndarray:
+        """Dot products of dense rows (``E[rmap[...]]``), in float32."""
+        a, b = E[rmap[self.r]].astype(np.float32), E[rmap[self.c]].astype(np.float32)
+        if self.pairs:
+            return np.einsum("ij,ij->i", a, b)
+        return a @ b.T
 
     def sim(self, X: sp.csr_matrix, rmap: np.ndarray | None = None) -> np.ndarray:
         r = self.r if rmap is None else rmap[self.r]

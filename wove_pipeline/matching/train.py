@@ -59,7 +59,7 @@ MONOTONE = {
     "name_grade": 1, "middle_equal": 1, "surname_variety": -1, "first_name_variety": -1,
     "orcid_equal": 1, "s2_same": 1, "openalex_same": 1, "email_same": 1, "coauthors_shared": 1,
     "coauthors_share": 1, "affiliation_cosine": 1, "institution_shared": 1,
-    "text_cosine": 1, "venue_cosine": 1, "year_gap": -1,
+    "text_cosine": 1, "venue_cosine": 1, "year_gap": -1, "embedding_cosine": 1,
 }
 
 
@@ -84,14 +84,16 @@ def dev_dirs(root: str) -> list[str]:
     return [os.path.join(root, n) for n in sorted(os.listdir(root)) if os.path.exists(os.path.join(root, n, "signatures.json"))]
 
 
-def load_dev_sets(dirs: list[str]) -> list[LabelledSet]:
+def load_dev_sets(dirs: list[str], *, vectors: bool = True) -> list[LabelledSet]:
+    """The labelled sets, their papers' sentence vectors attached (set_vectors) unless
+    ``vectors=False``."""
     from .evaluate import load_s2and
 
     out = []
     for d in dirs:
         d = os.path.normpath(d)
         name = os.path.basename(d)
-        mentions, gold = load_s2and(d)
+        mentions, gold = load_s2and(d, vectors=vectors)
         files = [os.path.join(d, f) for f in ("signatures.json", "papers.json", "clusters.json") if os.path.exists(os.path.join(d, f))]
         out.append(LabelledSet(name, mentions, gold, _digest(files)))
     return out

@@ -1,0 +1,68 @@
+"""Sentence vectors for the papers of a labelled set (S2AND directory), for training and
+evaluating the pair model's ``embedding_cosine`` feature.
+
+In the pipeline a paper's vector comes from the embedding stage (wove.paper_embeddings, read
+by mention_load). A labelled set's papers are embedded here with the same model and the same
+text (``search.embedding.paper_text``). Embedding is slow on a CPU (the six real sets, 25,800
+papers: about 47 minutes on one core), so vectors are kept under
+``<WOVE_HOME>/cache/set-vectors/<set>.npz``, keyed by a digest of the model and the text: a
+rerun reads them, and a changed abstract is embedded again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from wove_pipeline.search.embedding import Embedder, EmbeddingModelConfig, paper_text
+from wove_pipeline.settings import wove_home
+
+from .mentions import EMBEDDING_MODEL, Mention
+
+
+def cache_path(set_name: str) -> str:
+    return str(wove_home() / "cache" / "set-vectors" / f"{set_name}.npz")
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(f"{EMBEDDING_MODEL}\0{text}".encode()).hexdigest()[:32]
+
+
+def _read(path: str) -> dict[str, np.ndarray]:
+    if not os.path.exists(path):
+        return {}
+    with np.load(path) as f:
+        return dict(zip(f["keys"].tolist(), f["vectors"]))
+
+
+def _write(path: str, vectors: dict[str, np.ndarray]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    keys = sorted(vectors)
+    tmp = path + ".tmp.npz"
+    np.savez(tmp, keys=np.array(keys), vectors=np.stack([vectors[k] for k in keys]).astype(np.float16))
+    os.replace(tmp, path)
+
+
+def attach_vectors(set_name: str, papers: dict[str, dict], mentions: list[Mention], *,
+                   embedder: Embedder | None = None, log: Callable[[str], None] = print) -> int:
+    """Give each mention its paper's vector (one array per paper); embed the texts not kept
+    yet. A paper without title and abstract gets none (the feature is missing). Returns the
+    number of texts embedded now."""
+    texts = {pid: paper_text(p.get("title"), p.get("abstract")) for pid, p in papers.items()}
+    keys = {pid: text_key(t) for pid, t in texts.items() if t}
+    path = cache_path(set_name)
+    kept = _read(path)
+    todo = sorted({k: texts[pid] for pid, k in keys.items() if k not in kept}.items())
+    if todo:
+        log(f"  {set_name}: embedding {len(todo):,} paper texts with {EMBEDDING_MODEL} (kept in {path})")
+        embedder = embedder or Embedder(EmbeddingModelConfig(name=EMBEDDING_MODEL))
+        for (k, _), v in zip(todo, embedder.encode([t for _, t in todo])):
+            kept[k] = v.astype(np.float16)
+        _write(path, kept)
+    by_paper = {pid: kept[k].astype(np.float32) for pid, k in keys.items()}
+    for m in mentions:
+        m.embedding = by_paper.get(m.paper_id)
+    return len(todo)
