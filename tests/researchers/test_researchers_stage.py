@@ -329,7 +329,7 @@ def test_positions_carry_their_papers_sentence_vectors_of_the_trained_model(env,
         mentions, _ = researchers_load.load_mentions(conn, ids)
         got = {m.paper_id: m.embedding for m in mentions}
         assert set(got) == set(ids)
-        assert np.array_equal(got[current], vectors[current])
+        assert np.array_equal(got[current], vectors[current].astype(np.float16))
         assert got[other_model] is None and got[stale] is None and got[none] is None
         # one array per paper, shared by its positions
         assert len({id(m.embedding) for m in mentions if m.paper_id == current}) == 1

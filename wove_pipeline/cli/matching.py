@@ -72,7 +72,8 @@ def run_evaluate(args) -> int:
     if args.sandbox:
         from wove_pipeline.matching.sandbox_eval import sandbox_eval
         r = sandbox_eval(
-            seed=args.seed, papers_per_day=args.papers_per_day, days=args.days, hardest=args.hardest, thin=args.thin
+            seed=args.seed, papers_per_day=args.papers_per_day, days=args.days, hardest=args.hardest, thin=args.thin,
+            vectors=not args.no_vectors,
         )
         print(format_report(r))
     if len(dirs) == 1 and not args.leave_one_out:

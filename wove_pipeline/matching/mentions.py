@@ -42,7 +42,7 @@ class Mention:
     categories: list[str] = field(default_factory=list)  # primary first
     text: str = ""  # title + abstract
     text_terms: bytes | None = None  # text's packed term counts (scoring.text_term_counts), when counted before
-    embedding: np.ndarray | None = None  # the paper's unit text vector (EMBEDDING_MODEL), one array shared by its positions
+    embedding: np.ndarray | None = None  # the paper's text vector (EMBEDDING_MODEL, float16), one array shared by its positions
     year: int | None = None
     published: dt.date | dt.datetime | None = None  # newest-first ordering
     email: str | None = None

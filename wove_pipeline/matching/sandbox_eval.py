@@ -63,9 +63,19 @@ def world_mentions(world, papers=None) -> tuple[list[Mention], dict[str, int]]:
     return mentions, gold
 
 
-def sandbox_eval(seed: int = 7, papers_per_day: int = 250, days: int = 10, *, thin: bool = False, **kw):
+def attach_world_vectors(world, name: str, mentions: list[Mention]) -> None:
+    """Each mention gets its paper's sentence vector, as the embedding stage would make it
+    (set_vectors: embedded once, then kept under ``name``)."""
+    from .set_vectors import attach_vectors
+
+    attach_vectors(name, {p.arxiv_id: {"title": p.title, "abstract": p.abstract} for p in world.papers}, mentions)
+
+
+def sandbox_eval(seed: int = 7, papers_per_day: int = 250, days: int = 10, *, thin: bool = False,
+                 vectors: bool = False, **kw):
     """Evaluate on a sandbox world; ``thin`` strips mentions to names + affiliations +
-    positions (``evaluate.thin_mentions``), like S2AND input without papers.json or ids."""
+    positions (``evaluate.thin_mentions``), like S2AND input without papers.json or ids;
+    ``vectors`` gives them their papers' sentence vectors, as in the pipeline."""
     from wove_pipeline.sandbox.generator import generate_world
 
     from .evaluate import evaluate, thin_mentions
@@ -73,6 +83,8 @@ def sandbox_eval(seed: int = 7, papers_per_day: int = 250, days: int = 10, *, th
     world = generate_world(seed=seed, papers_per_day=papers_per_day, days=days)
     mentions, gold = world_mentions(world)
     name = f"sandbox world seed={seed} ({papers_per_day}x{days})"
+    if vectors and not thin:
+        attach_world_vectors(world, f"sandbox_seed{seed}_{papers_per_day}x{days}", mentions)
     if thin:
         mentions, name = thin_mentions(mentions), name + " (thin: names + affiliations + positions)"
     return evaluate(mentions, gold, name=name, **kw)

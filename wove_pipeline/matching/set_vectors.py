@@ -62,7 +62,7 @@ def attach_vectors(set_name: str, papers: dict[str, dict], mentions: list[Mentio
         for (k, _), v in zip(todo, embedder.encode([t for _, t in todo])):
             kept[k] = v.astype(np.float16)
         _write(path, kept)
-    by_paper = {pid: kept[k].astype(np.float32) for pid, k in keys.items()}
+    by_paper = {pid: kept[k] for pid, k in keys.items()}
     for m in mentions:
         m.embedding = by_paper.get(m.paper_id)
     return len(todo)

@@ -100,12 +100,17 @@ def load_dev_sets(dirs: list[str], *, vectors: bool = True) -> list[LabelledSet]
 
 
 def sandbox_set(seed: int = SANDBOX_SEED) -> LabelledSet:
+    """The sandbox world's mentions with their papers' sentence vectors: the pipeline embeds
+    the sandbox's papers too, and its generated abstracts are alike across people of a field,
+    which the model must see to not read a high cosine there as the same person."""
     from wove_pipeline.sandbox.generator import generate_world
 
-    from .sandbox_eval import world_mentions
+    from .sandbox_eval import attach_world_vectors, world_mentions
 
     ppd, days = SANDBOX_SHAPE
-    mentions, gold = world_mentions(generate_world(seed=seed, papers_per_day=ppd, days=days))
+    world = generate_world(seed=seed, papers_per_day=ppd, days=days)
+    mentions, gold = world_mentions(world)
+    attach_world_vectors(world, f"sandbox_seed{seed}_{ppd}x{days}", mentions)
     return LabelledSet(f"sandbox_seed{seed}", mentions, gold, f"generator seed={seed} {ppd}x{days}")
 
 
