@@ -127,8 +127,8 @@ def test_a_bounded_position_scored_as_pairs_decides_as_against_every_member(monk
     assert pairs.clusters == matrix.clusters
     assert {m: (x.outcome, x.partner) for m, x in pairs.links.items()} == \
         {m: (x.outcome, x.partner) for m, x in matrix.links.items()}
-    # scores alike but for float rounding: a cosine of identical venues is 1.0 summed pair by
-    # pair and 0.99999994 through the matrix product, on either side of a tree's split
+    # scores alike: the similarities are rounded, so that a cosine of identical venues (1.0
+    # summed pair by pair, 0.99999994 through the matrix product) falls on one side of a split
     diff = [(m, x.score, matrix.links[m].score) for m, x in pairs.links.items()
-            if x.score != pytest.approx(matrix.links[m].score, abs=0.01)]
+            if x.score != pytest.approx(matrix.links[m].score, abs=1e-4)]
     assert not diff, diff[:10]

@@ -292,19 +292,25 @@ class _Pairing:
             return a[r], a[c]
         return a[r][:, None], a[c][None, :]
 
+    # Similarities are rounded: summed pair by pair or through a matrix product, one cosine
+    # comes out 1.0 or 0.99999994, on either side of a tree's split, and the daily run scores
+    # both ways (profile_assign). Rounded, both ways give the model the same input.
+    DECIMALS = 4
+
     def dot(self, E: np.ndarray, rmap: np.ndarray) -> np.ndarray:
         """Dot products of dense rows (``E[rmap[...]]``), in float32."""
         a, b = E[rmap[self.r]].astype(np.float32), E[rmap[self.c]].astype(np.float32)
-        if self.pairs:
-            return np.einsum("ij,ij->i", a, b)
-        return a @ b.T
+        out = np.einsum("ij,ij->i", a, b) if self.pairs else a @ b.T
+        return out.round(self.DECIMALS)
 
     def sim(self, X: sp.csr_matrix, rmap: np.ndarray | None = None) -> np.ndarray:
         r = self.r if rmap is None else rmap[self.r]
         c = self.c if rmap is None else rmap[self.c]
         if self.pairs:
-            return np.asarray(X[r].multiply(X[c]).sum(1)).ravel().astype(np.float32)
-        return (X[r] @ X[c].T).toarray().astype(np.float32)
+            out = np.asarray(X[r].multiply(X[c]).sum(1)).ravel().astype(np.float32)
+        else:
+            out = (X[r] @ X[c].T).toarray().astype(np.float32)
+        return out.round(self.DECIMALS)
 
 
 @dataclass
