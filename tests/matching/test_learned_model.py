@@ -5,6 +5,7 @@ import numpy as np
 
 from wove_pipeline.matching import Mention, assign_incremental, match_all
 from wove_pipeline.matching.features import FEATURES, pair_features
+from wove_pipeline.matching.mentions import EMBEDDING_MODEL
 from wove_pipeline.matching.model import MANIFEST_FILE, MODEL_DIR, PairModel, default_model
 from wove_pipeline.matching.names import make_name
 from wove_pipeline.matching.scoring import block_names, build_data
@@ -14,6 +15,7 @@ def test_shipped_model_loads_from_the_package_with_its_manifest():
     model = default_model()
     m = model.manifest
     assert tuple(m["features"]) == FEATURES
+    assert m["sentence_vectors"]["model"] == EMBEDDING_MODEL  # the vectors mention_load reads
     assert 0.0 < model.unsure_low < model.threshold < 1.0
     # trained on the six real sets and the sandbox world, each input named by its digest
     assert {"ads", "aminer110", "pubmed_sanyal", "medline_pairs", "acl_blocks", "acl_homonyms"} <= set(m["inputs"])

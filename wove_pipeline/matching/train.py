@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .features import EVIDENCE_GROUPS, FEATURES, feature_matrix, pair_features
-from .mentions import Mention
+from .mentions import EMBEDDING_MODEL, Mention
 from .model import MANIFEST_FILE, MODEL_DIR, MODEL_FILE, PairModel
 from .scoring import block_names, build_data
 
@@ -282,6 +282,7 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
                      "evidence_masked_copies": 0.5},
         "inputs": {s.name: {"sha256": s.digest, "mentions": len(s.mentions), "pairs": int(len(pairs[s.name][1]))}
                    for s in sets},
+        "sentence_vectors": {"model": EMBEDDING_MODEL, "text": "search.embedding.paper_text (title, abstract)"},
         "name_prior": {"file": "name_data/name_counts.json.gz", "distinct_names": prior["names"],
                        "sha256": _digest([name_prior.COUNTS_PATH])},
         "gain_importance": importance,
