@@ -5,8 +5,9 @@ names are compatible and that are not two positions of one paper; the label is "
 person". Each set weighs the same in the fit, however many pairs it has, so the model learns
 what authors share across fields rather than one big set's habits. Half of the pairs are
 repeated with whole kinds of evidence hidden at random (ids, e-mail, co-authors,
-affiliations, text, venue, year, author count), so the model decides well with and without
-each.
+affiliations, text, sentence vectors, venue, year, author count), so the model decides well
+with and without each. The sets' papers carry sentence vectors as the pipeline's do
+(set_vectors; the sandbox world's too).
 
 Cross-validation is by set: leave one set out, fit on the rest, cluster the held-out set with
 average linkage at a grid of thresholds. The shipped threshold is the one with the best mean
