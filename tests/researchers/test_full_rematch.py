@@ -112,10 +112,11 @@ def test_the_full_rematch_job_runs_the_shards_in_worker_processes(env, world, mo
     before = snapshot(url)
     monkeypatch.setenv("WOVE_DATABASE_URL", url)
     with dg.instance_for_test() as instance:
-        # two spawned processes: the job's own fork server would be the one multiprocessing keeps
-        # per process, started by an earlier test in another environment (no WOVE_DATABASE_URL)
+        # the job's own executor config (two processes from a fork server); the database is given
+        # in the run config, as a fork server started by an earlier test may carry another
+        # environment (no WOVE_DATABASE_URL)
         result = dg.execute_job(dg.reconstructable(_definitions_job), instance=instance, run_config={
-            "execution": {"config": {"max_concurrent": 2}}})
+            "resources": {"database": {"config": {"url": url}}}})
         assert result.success
         shard_steps = [e.step_key for e in result.get_step_success_events() if e.step_key.startswith("rematch_shard")]
         assert len(shard_steps) > 5
