@@ -112,7 +112,13 @@ def test_sigterm_stops_ui_and_its_database_without_warnings():
             time.sleep(0.2)
         output = log.read_text(errors="replace")
         assert not _alive(pg_pid), f"the embedded PostgreSQL (pid {pg_pid}) still runs:\n{output[-2000:]}"
-        assert not _processes_of(home), output[-2000:]  # dagster dev, webserver, daemon: gone
+        # dagster dev, webserver, daemon: gone. A child still being spawned when the signal came
+        # (stopped right after "Launching Dagster services") ends on its own when it finds its
+        # parent gone (a code server's heartbeat): seen once in a full CI run under load.
+        deadline = time.monotonic() + 60
+        while _processes_of(home) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not _processes_of(home), output[-2000:]
         assert "XDG_RUNTIME_DIR" not in output, output
         assert "dagster.yaml" not in output, output  # "... will not be used to configure Dagster"
     finally:
