@@ -95,32 +95,36 @@ def test_a_shard_that_did_not_run_stops_the_finish(env, world):  # noqa: F811
             raise AssertionError("finish ran without every shard")
 
 
-def _definitions_job():
-    from wove_pipeline.definitions import defs
+def test_the_full_rematch_job_runs_the_shards_in_worker_processes(env, world, tmp_path):  # noqa: F811
+    """The code location's job, as an operator runs it (`dagster job execute`, in a process of
+    its own): plan, the shards over two processes (its fork-server executor), finish; ids
+    kept, the researchers asset materialized."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
 
-    return defs.get_job_def("full_rematch")
-
-
-def test_the_full_rematch_job_runs_the_shards_in_worker_processes(env, world, monkeypatch, tmp_path):  # noqa: F811
-    """The code location's job, as `dagster job launch` runs it: plan, the shards over two
-    processes (the multiprocess executor), finish; ids kept, the researchers asset materialized."""
     import dagster as dg
 
     url, resources = env
     harvest_days(resources, world.start_day, world.start_day + dt.timedelta(days=2))
     match(url)
     before = snapshot(url)
-    monkeypatch.setenv("WOVE_DATABASE_URL", url)
-    with dg.instance_for_test() as instance:
-        # the job's own executor config (two processes from a fork server); the database is given
-        # in the run config, as a fork server started by an earlier test may carry another
-        # environment (no WOVE_DATABASE_URL)
-        result = dg.execute_job(dg.reconstructable(_definitions_job), instance=instance, run_config={
-            "resources": {"database": {"config": {"url": url}}}})
-        assert result.success
-        shard_steps = [e.step_key for e in result.get_step_success_events() if e.step_key.startswith("rematch_shard")]
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    out = subprocess.run([sys.executable, "-m", "dagster", "job", "execute", "-m", "wove_pipeline.definitions",
+                          "-j", "full_rematch"], cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                         text=True, timeout=900,
+                         env={**os.environ, "WOVE_DATABASE_URL": url, "DAGSTER_HOME": str(home)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    with dg.DagsterInstance.local_temp(tempdir=str(home)) as instance:  # the run's own storage
+        (run,) = instance.get_runs()
+        assert run.job_name == "full_rematch" and run.status == dg.DagsterRunStatus.SUCCESS
+        events = [r.dagster_event for r in instance.all_logs(run.run_id) if r.dagster_event]
+        shard_steps = {e.step_key for e in events if e.event_type == dg.DagsterEventType.STEP_SUCCESS
+                       and e.step_key.startswith("rematch_shard")}
         assert len(shard_steps) > 5
-        pids = {e.pid for e in result.all_events if e.step_key and e.step_key.startswith("rematch_shard") and e.pid}
+        pids = {e.pid for e in events if e.step_key and e.step_key.startswith("rematch_shard") and e.pid}
         assert len(pids) >= 2  # a process per step
         assert instance.get_latest_materialization_event(dg.AssetKey("researchers")) is not None
     assert snapshot(url) == before
