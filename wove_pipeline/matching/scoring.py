@@ -161,13 +161,18 @@ def _paper_vectors(vectors: list[np.ndarray | None]) -> tuple[np.ndarray, np.nda
         return np.zeros((len(vectors), 1), dtype=np.float16), np.zeros(len(vectors), dtype=bool)
     dim = max(set(sizes), key=sizes.count)
     has = np.array([v is not None and len(v) == dim for v in vectors], dtype=bool)
-    E = np.zeros((len(vectors), dim), dtype=np.float32)
-    for r in np.flatnonzero(has):
-        E[r] = vectors[r]
-    norms = np.linalg.norm(E, axis=1)
-    has &= norms > 0
-    E[has] /= norms[has, None]  # cosines, whatever the embedder's normalize setting was
-    return E.astype(np.float16), has
+    E = np.zeros((len(vectors), dim), dtype=np.float16)
+    rows = np.flatnonzero(has)
+    for k in range(0, len(rows), _VECTOR_CHUNK):  # float32 a chunk at a time: a big day has 500k papers
+        chunk = rows[k:k + _VECTOR_CHUNK]
+        X = np.stack([vectors[r] for r in chunk]).astype(np.float32)
+        norms = np.linalg.norm(X, axis=1)
+        has[chunk] = norms > 0
+        E[chunk] = X / np.where(norms > 0, norms, 1)[:, None]  # cosines, whatever the embedder's normalize setting
+    return E, has
+
+
+_VECTOR_CHUNK = 20_000
 
 
 @dataclass
