@@ -32,7 +32,7 @@ def sandbox_figures(seed: int = 7) -> str:
     world = generate_world(seed=seed, papers_per_day=250, days=10)
     mentions, gold = world_mentions(world)
     without = b3(match_all(mentions).clusters, gold)
-    attach_world_vectors(world, f"sandbox_seed{seed}_250x10", mentions)  # as the pipeline sees them
+    attach_world_vectors(world, mentions)  # as the pipeline sees them
     rows = [("matcher (shipped model), papers' sentence vectors as in the pipeline", b3(match_all(mentions).clusters, gold)),
             ("matcher (shipped model), no vectors (papers not embedded yet)", without),
             ("exact normalized name", b3(baseline_exact_name(mentions), gold)),

@@ -20,7 +20,7 @@ def corpus(world):
     """The world's mentions as the pipeline matches them: with their papers' sentence
     vectors (embedded once, ~2,500 texts, then kept in WOVE_HOME's cache)."""
     mentions, gold = world_mentions(world)
-    attach_world_vectors(world, "sandbox_seed7_250x10", mentions)
+    attach_world_vectors(world, mentions)
     return mentions, gold
 
 

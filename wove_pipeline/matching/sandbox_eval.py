@@ -63,12 +63,12 @@ def world_mentions(world, papers=None) -> tuple[list[Mention], dict[str, int]]:
     return mentions, gold
 
 
-def attach_world_vectors(world, name: str, mentions: list[Mention]) -> None:
+def attach_world_vectors(world, mentions: list[Mention]) -> None:
     """Each mention gets its paper's sentence vector, as the embedding stage would make it
-    (set_vectors: embedded once, then kept under ``name``)."""
+    (set_vectors: embedded once, then kept; one cache for every sandbox world, by text)."""
     from .set_vectors import attach_vectors
 
-    attach_vectors(name, {p.arxiv_id: {"title": p.title, "abstract": p.abstract} for p in world.papers}, mentions)
+    attach_vectors("sandbox", {p.arxiv_id: {"title": p.title, "abstract": p.abstract} for p in world.papers}, mentions)
 
 
 def sandbox_eval(seed: int = 7, papers_per_day: int = 250, days: int = 10, *, thin: bool = False,
@@ -84,7 +84,7 @@ def sandbox_eval(seed: int = 7, papers_per_day: int = 250, days: int = 10, *, th
     mentions, gold = world_mentions(world)
     name = f"sandbox world seed={seed} ({papers_per_day}x{days})"
     if vectors and not thin:
-        attach_world_vectors(world, f"sandbox_seed{seed}_{papers_per_day}x{days}", mentions)
+        attach_world_vectors(world, mentions)
     if thin:
         mentions, name = thin_mentions(mentions), name + " (thin: names + affiliations + positions)"
     return evaluate(mentions, gold, name=name, **kw)

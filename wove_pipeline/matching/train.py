@@ -111,7 +111,7 @@ def sandbox_set(seed: int = SANDBOX_SEED) -> LabelledSet:
     ppd, days = SANDBOX_SHAPE
     world = generate_world(seed=seed, papers_per_day=ppd, days=days)
     mentions, gold = world_mentions(world)
-    attach_world_vectors(world, f"sandbox_seed{seed}_{ppd}x{days}", mentions)
+    attach_world_vectors(world, mentions)
     return LabelledSet(f"sandbox_seed{seed}", mentions, gold, f"generator seed={seed} {ppd}x{days}")
 
 
