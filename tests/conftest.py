@@ -1,5 +1,6 @@
-"""Shared fixtures: one embedded PostgreSQL for the session, a fresh database per test,
-and the sandbox world served over real HTTP on loopback."""
+"""Shared fixtures: one embedded PostgreSQL for the session (for each worker, under `make
+test`'s two pytest-xdist workers), a fresh database per test, and the sandbox world served
+over real HTTP on loopback."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ surname ("wang": hundreds; "binzel": one or two), and how many distinct surnames
 name or a first initial. Counting distinct partners instead of bylines keeps one prolific
 author from making his own name look common. ``build_counts`` writes the table (``wove
 matching train`` calls it); ``name_parts`` reads a name's two counts. The corpus being
-matched adds its own counts through ``scoring.name_frequency``.
+matched adds nothing to them (its own counts were tried as a feature and left out: see
+features.py).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def _read(path: str) -> dict[str, np.ndarray]:
 def _write(path: str, vectors: dict[str, np.ndarray]) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     keys = sorted(vectors)
-    tmp = path + ".tmp.npz"
+    tmp = f"{path}.{os.getpid()}.tmp.npz"  # two processes embedding at once each write whole files
     np.savez(tmp, keys=np.array(keys), vectors=np.stack([vectors[k] for k in keys]).astype(np.float16))
     os.replace(tmp, path)
 
