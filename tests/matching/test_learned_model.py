@@ -20,9 +20,11 @@ def test_shipped_model_loads_from_the_package_with_its_manifest():
     # trained on the six real sets and the sandbox world, each input named by its digest
     assert {"ads", "aminer110", "pubmed_sanyal", "medline_pairs", "acl_blocks", "acl_homonyms"} <= set(m["inputs"])
     assert all(len(v["sha256"]) == 64 for k, v in m["inputs"].items() if not k.startswith("sandbox"))
-    # the cross-validated figures: every set held out once, at every threshold tried
+    # the cross-validated figures: every set held out once, at every size exponent and threshold tried
     assert set(m["leave_one_out_at_threshold"]) == set(m["inputs"])
-    assert str(model.threshold) in m["leave_one_out_b3"]["ads"]
+    assert model.size_exponent == m["size_exponent"] >= 0.0
+    assert str(model.threshold) in m["leave_one_out_b3"]["ads"][str(model.size_exponent)]
+    assert m["leave_one_out_b3"]["ads"][str(model.size_exponent)][str(model.threshold)] == m["leave_one_out_at_threshold"]["ads"]
     assert PairModel.from_files(MODEL_DIR).model_text == model.model_text
     assert (MODEL_DIR + "/" + MANIFEST_FILE).endswith("manifest.json")
 
@@ -114,3 +116,26 @@ def test_surname_first_mention_with_the_same_upstream_ids_joins_the_profile():
     b = match_all(profile + [stranger, other_orcid, _peng("o", "p12", orcid="0000-0002-0000-0009")])
     assert b.clusters["y"] != b.clusters["m0"]
     assert b.clusters["z"] != b.clusters["o"]
+
+
+def test_the_real_sets_choose_the_linkage_and_the_sandbox_bar_only_vetoes():
+    from wove_pipeline.matching.train import choose_threshold
+
+    def f1(v):
+        return {"f1": v, "precision": v, "recall": v}
+
+    loo = {  # two real sets and a held-out sandbox, which the mean leaves out
+        "ads": {(0.0, 0.3): f1(0.90), (0.2, 0.5): f1(0.94), (0.2, 0.55): f1(0.95)},
+        "medline_pairs": {(0.0, 0.3): f1(0.94), (0.2, 0.5): f1(0.96), (0.2, 0.55): f1(0.96)},
+        "sandbox_seed11": {(0.0, 0.3): f1(0.99), (0.2, 0.5): f1(0.50), (0.2, 0.55): f1(0.40)},
+    }
+    assert choose_threshold(loo) == (0.2, 0.55)
+    tried = []
+
+    def bar(exponent, threshold):
+        tried.append((exponent, threshold))
+        return threshold < 0.55
+
+    assert choose_threshold(loo, bar) == (0.2, 0.5)
+    assert tried == [(0.2, 0.55), (0.2, 0.5)]  # best real mean first, no further than needed
+    assert choose_threshold(loo, lambda e, t: False) == (0.2, 0.55)

@@ -42,7 +42,7 @@ def add_matching_commands(subparsers) -> argparse.ArgumentParser:
     tr = sub.add_parser("train", help="fit the pair model on the labelled sets and the sandbox world; write it into the package")
     tr.add_argument("--dev", default=DEFAULT_DEV, help=f"folder of labelled sets, one S2AND directory each (default {DEFAULT_DEV})")
     tr.add_argument("--no-cross-validation", action="store_true",
-                    help="skip the leave-one-set-out runs that choose the linkage threshold (keeps 0.5)")
+                    help="skip the leave-one-set-out runs that choose the linkage threshold (keeps 0.5 and size exponent 0)")
     tr.set_defaults(func=run_train)
     return p
 

@@ -14,6 +14,7 @@ class MatchConfig:
     model: PairModel | None = None  # None: the trained model shipped in the package
     threshold: float | None = None  # link when mean pair probability >= threshold; None: the model's (cross-validated)
     unsure_low: float | None = None  # incremental: [unsure_low, threshold) -> "not_sure", new profile; None: the model's
+    size_exponent: float | None = None  # both lowered for bigger groups (cluster.merge_threshold); None: the model's
     max_block: int = 2000  # blocks above this are sub-blocked
     # big blocks: a mention is assigned against the representatives of at most this many
     # candidate clusters (big_block.py: work per mention bounded); the daily assignment by

