@@ -10,10 +10,12 @@ import tempfile
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from wove_pipeline.cli.runtime import REPO_ROOT
 
 
+@pytest.mark.slow
 def test_wove_demo_materializes_days_into_papers():
     home = Path(tempfile.mkdtemp(prefix="wove-demo-test-"))
     try:

@@ -30,6 +30,7 @@ def batch(corpus):
     return match_all(mentions)
 
 
+@pytest.mark.slow
 def test_bars_against_baselines(corpus, batch):
     mentions, gold = corpus
     methods = default_methods()

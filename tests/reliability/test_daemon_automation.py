@@ -22,6 +22,7 @@ from pathlib import Path
 
 import dagster as dg
 import psycopg
+import pytest
 
 from wove_pipeline.cli import runtime
 
@@ -64,6 +65,7 @@ def _end_time(instance, run_id: str) -> float:
     return record.end_time
 
 
+@pytest.mark.slow
 def test_a_good_day_is_published_without_a_clock_and_a_failed_day_is_held(pg_server, database_url, tiny_world,
                                                                           tmp_path):
     from wove_pipeline.cli.backfill import submit_backfill
@@ -144,6 +146,7 @@ def test_a_good_day_is_published_without_a_clock_and_a_failed_day_is_held(pg_ser
         sandbox.stop()
 
 
+@pytest.mark.slow
 def test_a_run_killed_in_a_backfill_frees_its_pool_slot_within_a_minute(pg_server, tmp_path):
     victim_file = tmp_path / "victim"
     workspace = workspace_file(tmp_path / "workspace.yaml", "backfill_pools",

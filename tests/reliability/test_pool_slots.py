@@ -52,6 +52,7 @@ def dagster_instance_env(pg_server, tmp_path):
         yield env
 
 
+@pytest.mark.slow
 def test_a_killed_runs_pool_slot_is_free_within_a_minute(dagster_instance_env, tmp_path):
     env = dagster_instance_env
     workspace = tmp_path / "workspace.yaml"

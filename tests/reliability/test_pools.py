@@ -87,6 +87,7 @@ def _run(which: int, env: dict[str, str], go, results) -> None:
         results.put((False, [repr(exc)[:600]]))
 
 
+@pytest.mark.slow
 def test_two_concurrent_runs_on_each_of_20_fresh_instances_all_succeed(pg_server, dagster_template, tmp_path,
                                                                        monkeypatch):
     # Children forked from a server that imported dagster and this module once (fast), and that

@@ -4,6 +4,7 @@ run over every mention, stable ids across a re-match, and a state the daily run 
 import datetime as dt
 
 import psycopg
+import pytest
 
 from tests.researchers.test_researchers_stage import harvest_days, match, snapshot, world  # noqa: F401
 from wove_pipeline.matching import rematch
@@ -95,6 +96,7 @@ def test_a_shard_that_did_not_run_stops_the_finish(env, world):  # noqa: F811
             raise AssertionError("finish ran without every shard")
 
 
+@pytest.mark.slow
 def test_the_full_rematch_job_runs_the_shards_in_worker_processes(env, world, tmp_path):  # noqa: F811
     """The code location's job, as an operator runs it (`dagster job execute`, in a process of
     its own): plan, the shards over two processes (its fork-server executor), finish; ids

@@ -236,6 +236,7 @@ def _asset_nodes(ui: DagsterUi) -> list[dict]:
 # --------------------------------------------------------------------------- the test
 
 
+@pytest.mark.slow
 def test_dagster_ui_in_a_browser(wove_ui, page):
     try:
         _walk_the_ui(wove_ui, page)
