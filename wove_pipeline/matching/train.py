@@ -259,8 +259,9 @@ def choose_threshold(loo: dict[str, dict[tuple[float, float], dict]],
 
 
 def sandbox_bar_check(model: PairModel, log=print):
-    """allowed(exponent, threshold) for choose_threshold: whether ``model`` keeps the sandbox
-    default world at SANDBOX_BAR; ``checked`` keeps each B3 F1 it measured."""
+    """(allowed, checked): allowed(exponent, threshold) for choose_threshold says whether
+    ``model`` keeps the sandbox default world at SANDBOX_BAR; ``checked`` gets each B3 F1 it
+    measured."""
     from .cluster import MatchConfig, match_all
     from .evaluate import b3
 
@@ -274,8 +275,7 @@ def sandbox_bar_check(model: PairModel, log=print):
         log(f"  sandbox default world at size exponent {exponent}, threshold {threshold}: B3 F1 {f1:.5f}")
         return f1 >= SANDBOX_BAR
 
-    allowed.checked = checked
-    return allowed
+    return allowed, checked
 
 
 def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate: bool = True) -> dict:
@@ -300,11 +300,11 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
     loo = {}
     exponent, threshold = 0.0, 0.5
     booster = fit([pairs[s.name] for s in sets])
-    allowed = None
+    checked: dict[str, float] = {}
     if cross_validate:
         log("leave-one-set-out cross-validation")
         loo = leave_one_out(sets, pairs, log=log)
-        allowed = sandbox_bar_check(PairModel.from_booster(booster), log=log)
+        allowed, checked = sandbox_bar_check(PairModel.from_booster(booster), log=log)
         exponent, threshold = choose_threshold(loo, allowed)
         log(f"chosen by cross-validation: threshold {threshold}, size exponent {exponent}")
     os.makedirs(out_dir, exist_ok=True)
@@ -317,7 +317,7 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
         "unsure_low": round(threshold * UNSURE_SHARE, 4),
         "size_exponent": exponent,
         "sandbox_bar": {"seed": SANDBOX_BAR_SEED, "b3_f1_at_least": SANDBOX_BAR,
-                        "checked": allowed.checked if allowed else {}},
+                        "checked": checked},
         "params": {**PARAMS, "rounds": ROUNDS, "monotone": MONOTONE},
         "sampling": {"max_pairs_per_block": MAX_PAIRS_PER_BLOCK, "max_pairs_per_set": MAX_PAIRS_PER_SET,
                      "evidence_masked_copies": 0.5},
