@@ -17,7 +17,7 @@ import os
 import time
 
 from wove_pipeline.matching.evaluate import b3, baseline_exact_name, baseline_one_per_block, format_sets
-from wove_pipeline.matching.quality import leave_one_out_scores, shipped_threshold
+from wove_pipeline.matching.quality import leave_one_out_scores, shipped_linkage
 from wove_pipeline.matching.train import dev_dirs
 
 # S2AND v1.21 production model on these files (../shared/matching-real/README.md) and the bars of the issue
@@ -25,20 +25,21 @@ S2AND = {"ads": 0.914, "aminer110": 0.736, "pubmed_sanyal": 0.868, "medline_pair
 BARS = {"ads": 0.93, "aminer110": 0.85, "pubmed_sanyal": 0.90, "medline_pairs": 0.96, "acl_blocks": 0.90, "acl_homonyms": 0.75}
 
 
-def sandbox_figures(seed: int = 7) -> str:
+def sandbox_figures() -> str:
+    from dataclasses import replace
+
     from wove_pipeline.matching import match_all
-    from wove_pipeline.matching.sandbox_eval import attach_world_vectors, world_mentions
-    from wove_pipeline.sandbox.generator import generate_world
-    world = generate_world(seed=seed, papers_per_day=250, days=10)
-    mentions, gold = world_mentions(world)
-    without = b3(match_all(mentions).clusters, gold)
-    attach_world_vectors(world, mentions)  # as the pipeline sees them
+    from wove_pipeline.matching.train import SANDBOX_BAR, SANDBOX_BAR_SEED, SANDBOX_SHAPE, sandbox_set
+
+    world = sandbox_set(SANDBOX_BAR_SEED)  # the world training's bar check matches: with the papers' vectors
+    mentions, gold, (ppd, days), seed = world.mentions, world.gold, SANDBOX_SHAPE, SANDBOX_BAR_SEED
+    bare = [replace(m, embedding=None) for m in mentions]
     rows = [("matcher (shipped model), papers' sentence vectors as in the pipeline", b3(match_all(mentions).clusters, gold)),
-            ("matcher (shipped model), no vectors (papers not embedded yet)", without),
+            ("matcher (shipped model), no vectors (papers not embedded yet)", b3(match_all(bare).clusters, gold)),
             ("exact normalized name", b3(baseline_exact_name(mentions), gold)),
             ("one cluster per block", b3(baseline_one_per_block(mentions), gold))]
-    lines = [f"Sandbox default world (seed {seed}, 250 papers/day x 10 days, {len(gold):,} mentions, "
-             f"{len(set(gold.values())):,} people; bar B3 F1 >= 0.98):", "",
+    lines = [f"Sandbox default world (seed {seed}, {ppd} papers/day x {days} days, {len(gold):,} mentions, "
+             f"{len(set(gold.values())):,} people; bar B3 F1 >= {SANDBOX_BAR}):", "",
              "| method | B3 P | B3 R | B3 F1 |", "|---|---:|---:|---:|"]
     lines += [f"| {name} | {r.precision:.4f} | {r.recall:.4f} | {r.f1:.4f} |" for name, r in rows]
     return "\n".join(lines)
@@ -51,7 +52,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     scores = leave_one_out_scores(dev_dirs(args.dev), incremental=True)
-    threshold, exponent = shipped_threshold()
+    threshold, exponent = shipped_linkage()
     body = [f"Shipped threshold {threshold} and size exponent {exponent} (two groups of mentions merge at a mean pair "
             f"probability of {threshold} x (pairs between them) ^ -{exponent}; both chosen by leave-one-set-out "
             "cross-validation in `wove matching train`). Each set is scored by a model trained on the other five and the sandbox "

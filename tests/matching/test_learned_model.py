@@ -119,7 +119,7 @@ def test_surname_first_mention_with_the_same_upstream_ids_joins_the_profile():
 
 
 def test_the_real_sets_choose_the_linkage_and_the_sandbox_bar_only_vetoes():
-    from wove_pipeline.matching.train import choose_threshold
+    from wove_pipeline.matching.train import choose_linkage
 
     def f1(v):
         return {"f1": v, "precision": v, "recall": v}
@@ -129,13 +129,13 @@ def test_the_real_sets_choose_the_linkage_and_the_sandbox_bar_only_vetoes():
         "medline_pairs": {(0.0, 0.3): f1(0.94), (0.2, 0.5): f1(0.96), (0.2, 0.55): f1(0.96)},
         "sandbox_seed11": {(0.0, 0.3): f1(0.99), (0.2, 0.5): f1(0.50), (0.2, 0.55): f1(0.40)},
     }
-    assert choose_threshold(loo) == (0.2, 0.55)
+    assert choose_linkage(loo) == (0.2, 0.55)
     tried = []
 
     def bar(exponent, threshold):
         tried.append((exponent, threshold))
         return threshold < 0.55
 
-    assert choose_threshold(loo, bar) == (0.2, 0.5)
+    assert choose_linkage(loo, bar) == (0.2, 0.5)
     assert tried == [(0.2, 0.55), (0.2, 0.5)]  # best real mean first, no further than needed
-    assert choose_threshold(loo, lambda e, t: False) == (0.2, 0.55)
+    assert choose_linkage(loo, lambda e, t: False) == (0.2, 0.55)

@@ -167,7 +167,7 @@ def _explain(data, bn, model, I, J) -> list[dict[str, float]]:
 
 
 def decide_link(uniq: np.ndarray, mean: np.ndarray, bad: np.ndarray, forced: np.ndarray, threshold: float,
-                unsure_low: float, sizes: np.ndarray | None = None, exponent: float = 0.0) -> tuple[str, int, float | None]:
+                unsure_low: float, sizes: np.ndarray, exponent: float) -> tuple[str, int, float | None]:
     """One mention's outcome over the candidate clusters ``uniq``: ``mean`` its probability to
     each, ``sizes`` their members, ``bad`` those it may not join, ``forced`` those an override
     puts it in (none of them bad). Forced: the best forced cluster; otherwise the best viable
@@ -181,7 +181,7 @@ def decide_link(uniq: np.ndarray, mean: np.ndarray, bad: np.ndarray, forced: np.
     viable = np.flatnonzero(~bad)
     if not len(viable):
         return "new", -1, None
-    size = np.ones(len(viable)) if sizes is None else sizes[viable]
+    size = sizes[viable]
     passing = viable[mean[viable] >= merge_threshold(threshold, size, exponent)]
     if len(passing):
         k = int(passing[np.argmax(mean[passing])])

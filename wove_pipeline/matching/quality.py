@@ -16,8 +16,8 @@ from .model import ModelMissing, PairModel, default_model
 from .train import SEED, fit, load_dev_sets, sandbox_set, set_pairs
 
 
-def shipped_threshold() -> tuple[float, float]:
-    """The shipped model's (threshold, size exponent)."""
+def shipped_linkage() -> tuple[float, float]:
+    """The shipped model's (threshold, size exponent): what its clustering cuts at."""
     try:
         model = default_model()
     except ModelMissing:
@@ -27,7 +27,7 @@ def shipped_threshold() -> tuple[float, float]:
 
 def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = False,
                          vectors: bool = True) -> list[SetScore]:
-    threshold, exponent = shipped_threshold()
+    threshold, exponent = shipped_linkage()
     sets = load_dev_sets(dirs, vectors=vectors)
     training = sets + [sandbox_set()]
     rng = np.random.default_rng(SEED)

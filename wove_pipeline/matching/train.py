@@ -246,7 +246,7 @@ def leave_one_out(sets: list[LabelledSet], pairs: dict[str, tuple], thresholds=T
     return out
 
 
-def choose_threshold(loo: dict[str, dict[tuple[float, float], dict]],
+def choose_linkage(loo: dict[str, dict[tuple[float, float], dict]],
                      allowed=lambda exponent, threshold: True) -> tuple[float, float]:
     """The (size exponent, threshold) with the best mean held-out B3 F1 over the real sets
     (ties: the smaller exponent, then the lower threshold) of those ``allowed`` (tried best
@@ -259,7 +259,7 @@ def choose_threshold(loo: dict[str, dict[tuple[float, float], dict]],
 
 
 def sandbox_bar_check(model: PairModel, log=print):
-    """(allowed, checked): allowed(exponent, threshold) for choose_threshold says whether
+    """(allowed, checked): allowed(exponent, threshold) for choose_linkage says whether
     ``model`` keeps the sandbox default world at SANDBOX_BAR; ``checked`` gets each B3 F1 it
     measured."""
     from .cluster import MatchConfig, match_all
@@ -305,7 +305,7 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
         log("leave-one-set-out cross-validation")
         loo = leave_one_out(sets, pairs, log=log)
         allowed, checked = sandbox_bar_check(PairModel.from_booster(booster), log=log)
-        exponent, threshold = choose_threshold(loo, allowed)
+        exponent, threshold = choose_linkage(loo, allowed)
         log(f"chosen by cross-validation: threshold {threshold}, size exponent {exponent}")
     os.makedirs(out_dir, exist_ok=True)
     booster.save_model(os.path.join(out_dir, MODEL_FILE))
@@ -327,9 +327,7 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
         "name_prior": {"file": "name_data/name_counts.json.gz", "distinct_names": prior["names"],
                        "sha256": _digest([name_prior.COUNTS_PATH])},
         "gain_importance": importance,
-        # per set, size exponent, threshold
-        "leave_one_out_b3": {s: {str(e): {str(t): per[(e, t)] for (e2, t) in per if e2 == e}
-                                 for e in sorted({g[0] for g in per})} for s, per in loo.items()},
+        "leave_one_out_b3": {s: _by_exponent(per) for s, per in loo.items()},
         "leave_one_out_at_threshold": {s: per[(exponent, threshold)] for s, per in loo.items()},
     }
     with open(os.path.join(out_dir, MANIFEST_FILE), "w", encoding="utf-8") as f:
@@ -340,6 +338,14 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
     default_model.cache_clear()
     log(f"wrote {out_dir}/{MODEL_FILE} and {MANIFEST_FILE} ({time.perf_counter() - t0:.0f} s)")
     return manifest
+
+
+def _by_exponent(per: dict[tuple[float, float], dict]) -> dict[str, dict[str, dict]]:
+    """One held-out set's figures keyed by size exponent, then threshold (JSON keys)."""
+    out: dict[str, dict[str, dict]] = {}
+    for (exponent, threshold), figures in per.items():
+        out.setdefault(str(exponent), {})[str(threshold)] = figures
+    return out
 
 
 def _byline_names(dev_root: str) -> list[str]:
