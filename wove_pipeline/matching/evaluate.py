@@ -256,8 +256,9 @@ def load_s2and(directory: str, *, vectors: bool = False) -> tuple[list[Mention],
             others = [coauthor(a["author_name"]) for a in paper["authors"]
                       if a.get("position") != pos and a.get("author_name")]
         else:
-            infos = [o.get("author_info") or {} for o in sig_by_paper[pid] if o is not s]
-            others = [coauthor(first=oi.get("first"), last=oi.get("last")) for oi in infos if oi.get("position") != pos]
+            others = [coauthor(first=(o.get("author_info") or {}).get("first"), last=(o.get("author_info") or {}).get("last"))
+                      for o in sig_by_paper[pid]
+                      if o is not s and (o.get("author_info") or {}).get("position") != pos]
         orcid = s2 = None
         src = (s.get("sourced_author_source") or "").strip()
         ids = [str(x) for x in (s.get("sourced_author_ids") or []) if x is not None]
