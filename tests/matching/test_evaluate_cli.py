@@ -19,6 +19,9 @@ def test_load_s2and_example():
     assert by["0"].orcid == "1" and by["1"].orcid is None and by["1"].s2_author_id == "1"
     assert by["4"].s2_author_id is None  # "Extracted" ids are names, not ids
     assert "r east" in by["4"].coauthor_keys and by["4"].year == 2001
+    # full names beside the blocks ("Roop K. Goyal": the first given name only)
+    assert sorted(by["4"].coauthor_names) == ["andrea rosso", "art haddad", "jay theodore", "mike tait",
+                                              "roop goyal", "russell east"]
     assert by["0"].text.startswith("Teach graphics")
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from wove_pipeline.matching import Mention, assign_incremental, match_all
 from wove_pipeline.matching.features import FEATURES, pair_features
-from wove_pipeline.matching.mentions import EMBEDDING_MODEL
+from wove_pipeline.matching.mentions import EMBEDDING_MODEL, coauthor_fields
 from wove_pipeline.matching.model import MANIFEST_FILE, MODEL_DIR, PairModel, default_model
 from wove_pipeline.matching.names import make_name
 from wove_pipeline.matching.scoring import block_names, build_data
@@ -47,6 +47,25 @@ def test_missing_evidence_is_missing_not_zero():
     g = _features(with_aff, elsewhere)
     assert g["affiliation_cosine"] == 0.0  # both present, nothing shared: evidence against
     assert np.isnan(g["year_gap"])
+
+
+def test_coauthors_by_block_and_by_full_name():
+    """Namesakes of one field share co-author blocks by chance ("y zhang": Yue, Yi): the full
+    names behind the blocks tell them apart; a side printing only initials leaves it missing."""
+    def yang_liu(mid: str, *coauthors: tuple[str, str]) -> Mention:
+        names = [make_name("Yang", None, "Liu")] + [make_name(f, None, k) for f, k in coauthors]
+        return Mention(mid, f"p{mid}", 0, "Yang", None, "Liu", **coauthor_fields(names, 0))
+
+    yue, yi = yang_liu("a", ("Yue", "Zhang")), yang_liu("b", ("Yi", "Zhang"))
+    both = yang_liu("c", ("Y.", "Zhang"), ("Yue", "Zhang"))
+    initials = yang_liu("d", ("Y.", "Zhang"))
+    assert yue.coauthor_keys == ["y zhang"] and yue.coauthor_names == ["yue zhang"]
+    assert initials.coauthor_keys == ["y zhang"] and initials.coauthor_names == []
+    f = _features(yue, yi)
+    assert f["coauthors_shared"] == 1.0 and f["coauthors_named"] == 0.0
+    assert _features(yue, both)["coauthors_named"] == 1.0
+    g = _features(yue, initials)
+    assert g["coauthors_shared"] == 1.0 and np.isnan(g["coauthors_named"])
 
 
 def test_sentence_vectors_give_their_cosine_and_nothing_where_a_paper_has_none():

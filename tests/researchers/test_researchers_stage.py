@@ -13,7 +13,8 @@ from wove_pipeline.arxiv import assets as harvest
 from wove_pipeline.arxiv.harvest import content_hash
 from wove_pipeline.enrichment import assets as enrichment
 from wove_pipeline.matching import researchers as researchers_load
-from wove_pipeline.matching.mentions import EMBEDDING_MODEL
+from wove_pipeline.matching.mentions import EMBEDDING_MODEL, coauthor_name
+from wove_pipeline.matching.names import make_name
 from wove_pipeline.matching.scoring import text_term_counts
 from wove_pipeline.sandbox.generator import generate_world
 from wove_pipeline.sandbox.seed_fixtures import SEED_PENG_WANG_ID
@@ -329,6 +330,14 @@ def test_positions_carry_their_papers_sentence_vectors_of_the_trained_model(env,
         mentions, _ = researchers_load.load_mentions(conn, ids)
         got = {m.paper_id: m.embedding for m in mentions}
         assert set(got) == set(ids)
+        # co-authors by block and, where printed with a full first name, by name
+        authors = conn.execute("SELECT arxiv_id, position, forenames, keyname FROM wove.paper_authors"
+                               " WHERE arxiv_id = ANY(%s) ORDER BY arxiv_id, position", (ids,)).fetchall()
+        for m in mentions:
+            others = [make_name(f, None, k) for a, p, f, k in authors if a == m.paper_id and p != m.position]
+            assert m.coauthor_keys == [n.block for n in others]
+            assert m.coauthor_names == [x for x in map(coauthor_name, others) if x]
+        assert any(m.coauthor_names for m in mentions)
         assert np.array_equal(got[current], vectors[current].astype(np.float16))
         assert got[other_model] is None and got[stale] is None and got[none] is None
         # one array per paper, shared by its positions

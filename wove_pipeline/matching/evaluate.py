@@ -21,7 +21,7 @@ from typing import Callable, Hashable
 
 from .assignment import MatchConfig
 from .cluster import match_all
-from .mentions import Mention, coauthor_key, normalize_orcid
+from .mentions import Mention, coauthor, coauthor_name, normalize_orcid
 from .overrides import Overrides
 
 
@@ -252,16 +252,12 @@ def load_s2and(directory: str, *, vectors: bool = False) -> tuple[list[Mention],
         pos = ai.get("position")
         pos = int(pos) if pos is not None else -1
         paper = papers.get(pid) or {}
-        co: list[str] = []
         if paper.get("authors"):
-            for a in paper["authors"]:
-                if a.get("position") != pos and a.get("author_name"):
-                    co.append(coauthor_key(a["author_name"]))
+            others = [coauthor(a["author_name"]) for a in paper["authors"]
+                      if a.get("position") != pos and a.get("author_name")]
         else:
-            for o in sig_by_paper[pid]:
-                oi = o.get("author_info") or {}
-                if o is not s and oi.get("position") != pos:
-                    co.append(coauthor_key(first=oi.get("first"), last=oi.get("last")))
+            infos = [o.get("author_info") or {} for o in sig_by_paper[pid] if o is not s]
+            others = [coauthor(first=oi.get("first"), last=oi.get("last")) for oi in infos if oi.get("position") != pos]
         orcid = s2 = None
         src = (s.get("sourced_author_source") or "").strip()
         ids = [str(x) for x in (s.get("sourced_author_ids") or []) if x is not None]
@@ -283,7 +279,8 @@ def load_s2and(directory: str, *, vectors: bool = False) -> tuple[list[Mention],
                 affiliations=[a for a in (ai.get("affiliations") or []) if a],
                 s2_author_id=s2,
                 orcid=normalize_orcid(orcid),
-                coauthor_keys=co,
+                coauthor_keys=[n.block for n in others],
+                coauthor_names=[x for x in map(coauthor_name, others) if x],
                 categories=list(paper.get("fields_of_study") or []),
                 text=text,
                 year=int(year) if isinstance(year, (int, float)) and year > 0 else None,

@@ -47,6 +47,7 @@ FEATURES: tuple[str, ...] = (
     # context
     "coauthors_shared",  # co-author name blocks in common (self excluded)
     "coauthors_share",  # shared / the smaller co-author list
+    "coauthors_named",  # co-authors in common by full name (first given name + surname), where both print some
     "affiliation_cosine",
     "institution_shared",
     "text_cosine",
@@ -61,7 +62,7 @@ FEATURES: tuple[str, ...] = (
 EVIDENCE_GROUPS: dict[str, tuple[str, ...]] = {
     "ids": ("orcid_equal", "s2_same", "openalex_same"),
     "email": ("email_same",),
-    "coauthors": ("coauthors_shared", "coauthors_share"),
+    "coauthors": ("coauthors_shared", "coauthors_share", "coauthors_named"),
     "affiliation": ("affiliation_cosine", "institution_shared"),
     "text": ("text_cosine",),
     "embedding": ("embedding_cosine",),
@@ -127,6 +128,10 @@ def pair_features(data: MatchData, rows: np.ndarray, cols: np.ndarray, bn: Block
     na, nb = P.take(data.n_coauthors)
     with np.errstate(invalid="ignore", divide="ignore"):
         f["coauthors_share"] = _either_missing(ha, hb, co / np.maximum(np.minimum(na, nb), 1))
+    # Blocks collide among namesakes of one field ("y zhang" is Yue, Yang and Yi Zhang):
+    # a shared co-author block says less where the full names behind it differ.
+    ha, hb = P.take(data.has_coauthor_names)
+    f["coauthors_named"] = _either_missing(ha, hb, P.sim(data.coauthor_names) if data.coauthor_names.nnz else np.float32(0.0))
 
     for name, X, has in (
         ("affiliation_cosine", data.affil, data.has_affil),

@@ -12,7 +12,7 @@ import psycopg
 from wove_pipeline.database import access as db
 
 from .match_state import evidence_part, mention_id
-from .mentions import EMBEDDING_MODEL, MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
+from .mentions import EMBEDDING_MODEL, MAX_COAUTHOR_AUTHORS, Mention, coauthor_fields, normalize_orcid
 from .names import make_name
 from .scoring import TEXT_TERMS_VERSION, text_term_counts
 
@@ -108,7 +108,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
         categories = list(categories or [])
         n_authors = sizes[arxiv_id] if sizes is not None else len(paper_rows)
         big = n_authors > MAX_COAUTHOR_AUTHORS  # giant collaborations carry no per-person co-author signal
-        keys = [] if big else [make_name(r[3], None, r[2]).block for r in paper_rows]
+        author_names = [] if big else [make_name(r[3], None, r[2]) for r in paper_rows]
         digest = hashlib.sha256()
         for k, (_, position, keyname, forenames, suffix, affiliations, s2_author_id, s2_confidence,
                 openalex_author_id, openalex_confidence, orcid, institution_ids,
@@ -130,7 +130,7 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
                 openalex_author_id=openalex_author_id if oa_ok else None,
                 orcid=normalize_orcid(orcid) if oa_ok else None,
                 institution_ids=list(institution_ids or []) if oa_ok else [],
-                coauthor_keys=[] if big else [x for j, x in enumerate(keys) if j != k],
+                **coauthor_fields(author_names, k),
                 categories=list(categories),
                 text_terms=text_terms,  # the text itself is not needed once counted
                 embedding=vector,

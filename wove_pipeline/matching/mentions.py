@@ -39,6 +39,7 @@ class Mention:
     orcid: str | None = None
     institution_ids: list[str] = field(default_factory=list)  # OpenAlex I-ids / ROR
     coauthor_keys: list[str] = field(default_factory=list)  # block keys or names of co-authors
+    coauthor_names: list[str] = field(default_factory=list)  # co-authors printed with a full first name (coauthor_name)
     categories: list[str] = field(default_factory=list)  # primary first
     text: str = ""  # title + abstract
     text_terms: bytes | None = None  # text's packed term counts (scoring.text_term_counts), when counted before
@@ -79,10 +80,29 @@ class Mention:
         return (0, self.paper_id, self.position)
 
 
+def coauthor(name_text: str | None = None, *, first: str | None = None, last: str | None = None) -> Name:
+    """A co-author's name, from its parts or from the printed text."""
+    return make_name(first, None, last) if (first or last) else parse_name(name_text)
+
+
 def coauthor_key(name_text: str | None = None, *, first: str | None = None, last: str | None = None) -> str:
     """Normalized co-author key (S2AND uses co-author *blocks*): 'p wang'."""
-    n = make_name(first, None, last) if (first or last) else parse_name(name_text)
-    return n.block
+    return coauthor(name_text, first=first, last=last).block
+
+
+def coauthor_name(n: Name) -> str:
+    """A co-author's first given name and surname key ('peng wang'); '' when printed with
+    initials only. Two namesakes in one field share co-author *blocks* by chance ('y zhang'
+    stands for Yue, Yang and Yi Zhang), far less often their co-authors' full names."""
+    return f"{n.first} {n.last_key}" if n.given and not n.first_is_initial and n.last_key else ""
+
+
+def coauthor_fields(names: list[Name], own: int) -> dict[str, list[str]]:
+    """Mention's co-author fields for position ``own`` among a paper's author ``names``
+    (empty for a collaboration too big to carry co-author evidence: pass no names)."""
+    others = [n for j, n in enumerate(names) if j != own]
+    return {"coauthor_keys": [n.block for n in others],
+            "coauthor_names": [x for x in map(coauthor_name, others) if x]}
 
 
 def normalize_orcid(orcid: str | None) -> str | None:

@@ -10,7 +10,7 @@ title + abstract and the v1 date. The ground truth (``Authorship.person_id``,
 from __future__ import annotations
 
 from .alignment import align_authorships
-from .mentions import MAX_COAUTHOR_AUTHORS, Mention, normalize_orcid
+from .mentions import MAX_COAUTHOR_AUTHORS, Mention, coauthor_fields, normalize_orcid
 from .names import make_name
 
 
@@ -30,8 +30,8 @@ def world_mentions(world, papers=None) -> tuple[list[Mention], dict[str, int]]:
             for i, j, c in align_authorships(names, [a.raw_author_name for a in p.openalex.authorships]):
                 if j is not None:
                     oa_al[i] = (p.openalex.authorships[j], c)
-        keys = [make_name(a.forenames, None, a.keyname).block for a in p.authors]
         big = len(p.authors) > MAX_COAUTHOR_AUTHORS
+        author_names = [] if big else [make_name(a.forenames, None, a.keyname) for a in p.authors]
         v1 = p.versions[0].submitted if p.versions else None
         text = f"{p.title}\n{p.abstract}"
         for k, a in enumerate(p.authors):
@@ -50,7 +50,7 @@ def world_mentions(world, papers=None) -> tuple[list[Mention], dict[str, int]]:
                 openalex_author_id=oa.author_id if oa is not None else None,
                 orcid=normalize_orcid(oa.orcid) if oa is not None else None,
                 institution_ids=list(oa.institution_ids) if oa is not None else [],
-                coauthor_keys=[] if big else [x for j, x in enumerate(keys) if j != k],
+                **coauthor_fields(author_names, k),
                 categories=list(p.categories),
                 text=text,
                 year=v1.year if v1 else None,

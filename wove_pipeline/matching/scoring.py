@@ -190,6 +190,7 @@ class MatchData:
     email: np.ndarray
     year: np.ndarray
     coauthors: sp.csr_matrix
+    coauthor_names: sp.csr_matrix  # co-authors printed with a full first name (mentions.coauthor_name)
     affil: sp.csr_matrix
     inst: sp.csr_matrix
     venue: sp.csr_matrix
@@ -199,6 +200,7 @@ class MatchData:
     position: np.ndarray
     has_affil: np.ndarray
     has_coauthors: np.ndarray
+    has_coauthor_names: np.ndarray
     has_inst: np.ndarray
     has_text: np.ndarray
     has_embedding: np.ndarray
@@ -225,6 +227,7 @@ def build_data(mentions: list[Mention]) -> MatchData:
     blocks = [n.block for n in names]
     year = np.array([float(m.year) if m.year else np.nan for m in mentions], dtype=np.float64)
     coauth = _binary_csr([m.coauthor_keys for m in mentions], dedupe_self=blocks)
+    coauth_names = _binary_csr([m.coauthor_names for m in mentions])
     affil = _dedup_tfidf(
         [" ".join(affiliation_tokens(a) for a in m.affiliations if a) if m.affiliations else "" for m in mentions],
         ngram=(1, 2), stop=AFFIL_STOP, n_features=2**20,
@@ -266,6 +269,7 @@ def build_data(mentions: list[Mention]) -> MatchData:
         email=_codes([(m.email or "").strip().lower() or None for m in mentions]),
         year=year,
         coauthors=coauth,
+        coauthor_names=coauth_names,
         affil=affil,
         inst=inst,
         venue=venue,
@@ -274,6 +278,7 @@ def build_data(mentions: list[Mention]) -> MatchData:
         position=np.array([m.position if m.position is not None else -1 for m in mentions], dtype=np.int64),
         has_affil=np.diff(affil.indptr) > 0,
         has_coauthors=np.diff(coauth.indptr) > 0,
+        has_coauthor_names=np.diff(coauth_names.indptr) > 0,
         has_inst=np.diff(inst.indptr) > 0,
         has_text=(np.diff(text.indptr) > 0)[paper_row],
         embedding=embedding,
