@@ -17,17 +17,18 @@ from .train import SEED, fit, load_dev_sets, sandbox_set, set_pairs
 
 
 def shipped_linkage() -> tuple[float, float]:
-    """The shipped model's (threshold, size exponent): what its clustering cuts at."""
+    """The shipped model's (size exponent, threshold), in train.choose_linkage's order: what
+    its clustering cuts at."""
     try:
         model = default_model()
     except ModelMissing:
-        return 0.5, 0.0
-    return model.threshold, model.size_exponent
+        return 0.0, 0.5
+    return model.size_exponent, model.threshold
 
 
 def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = False,
                          vectors: bool = True) -> list[SetScore]:
-    threshold, exponent = shipped_linkage()
+    exponent, threshold = shipped_linkage()
     sets = load_dev_sets(dirs, vectors=vectors)
     training = sets + [sandbox_set()]
     rng = np.random.default_rng(SEED)
