@@ -48,7 +48,8 @@ def synthesize_iter(n_mentions: int, seed: int = 1, keep=None):
     the mentions (the same corpus as ``synthesize``). ``keep(given, surname)``: whether a
     person's mentions are wanted; the others are drawn (the same random stream, the same
     corpus) but not built."""
-    from wove_pipeline.matching.mentions import Mention
+    from wove_pipeline.matching.mentions import Mention, coauthor_fields
+    from wove_pipeline.matching.names import make_name
     rng = np.random.default_rng(seed)
     n_persons = n_mentions // 6
     cjk = rng.random(n_persons) < 0.3
@@ -117,7 +118,6 @@ def synthesize_iter(n_mentions: int, seed: int = 1, keep=None):
             paper += 1
             continue
         text = " ".join(words[int(x)] for x in rng.choice(tw, 40)) + " " + " ".join(words[int(x)] for x in rng.integers(0, 20000, 40))
-        keys = []
         printed = []
         for a in authors:
             g, f = persons[a]
@@ -125,7 +125,7 @@ def synthesize_iter(n_mentions: int, seed: int = 1, keep=None):
             if r < 0.2:
                 g = ".-".join(x[0] for x in g.split("-")) + "."
             printed.append((g, f))
-            keys.append(f"{g[0].lower()} {f.lower()}")
+        author_names = [make_name(g, None, f) for g, f in printed]  # co-authors as the pipeline keys them
         for pos, a in enumerate(authors):
             if made >= n_mentions:
                 break
@@ -148,7 +148,7 @@ def synthesize_iter(n_mentions: int, seed: int = 1, keep=None):
                     openalex_author_id=f"A{oa[a]}" if rng.random() < 0.9 else None,
                     orcid=f"0000-{a:012d}" if has_orcid[a] and rng.random() < 0.7 else None,
                     institution_ids=[f"I{hash(inst) % 100000}"] if rng.random() < 0.7 else [],
-                    coauthor_keys=[x for j, x in enumerate(keys) if j != pos],
+                    **coauthor_fields(author_names, pos),
                     categories=[cat],
                     text=text,
                     year=year,

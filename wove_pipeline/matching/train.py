@@ -193,7 +193,7 @@ def fit(pair_sets: list[tuple[np.ndarray, np.ndarray]], seed: int = SEED):
     return lgb.train(params, ds, num_boost_round=ROUNDS)
 
 
-def b3_by_threshold(model: PairModel, s: LabelledSet, thresholds=THRESHOLDS,
+def b3_by_linkage(model: PairModel, s: LabelledSet, thresholds=THRESHOLDS,
                     exponents=SIZE_EXPONENTS) -> dict[tuple[float, float], dict]:
     """B3 of the set clustered at each (size exponent, threshold). Each block is scored once
     and cut at every pair with the average linkage match_all runs (blocks are independent; a
@@ -243,7 +243,7 @@ def leave_one_out(sets: list[LabelledSet], pairs: dict[str, tuple], thresholds=T
     for s in sets:
         t0 = time.perf_counter()
         booster = fit([pairs[o.name] for o in sets if o.name != s.name])
-        out[s.name] = b3_by_threshold(PairModel.from_booster(booster), s, thresholds, exponents)
+        out[s.name] = b3_by_linkage(PairModel.from_booster(booster), s, thresholds, exponents)
         best = max(out[s.name], key=lambda g: out[s.name][g]["f1"])
         log(f"  leave out {s.name}: held-out B3 F1 {out[s.name][best]['f1']:.4f} at its best size exponent and"
             f" threshold {best} ({time.perf_counter() - t0:.0f} s)")
@@ -251,7 +251,7 @@ def leave_one_out(sets: list[LabelledSet], pairs: dict[str, tuple], thresholds=T
 
 
 def choose_linkage(loo: dict[str, dict[tuple[float, float], dict]],
-                     allowed=lambda exponent, threshold: True) -> tuple[float, float]:
+                   allowed=lambda exponent, threshold: True) -> tuple[float, float]:
     """The (size exponent, threshold) with the best mean held-out B3 F1 over the real sets
     (ties: the smaller exponent, then the lower threshold) of those ``allowed`` (tried best
     first; the best of all when none is). The held-out sandbox is left out of the mean: held
@@ -312,7 +312,7 @@ def train(dev_root: str, out_dir: str = MODEL_DIR, *, log=print, cross_validate:
     loo = {}
     exponent, threshold = 0.0, 0.5
     booster = fit([pairs[s.name] for s in sets])
-    checked: dict[str, float] = {}
+    checked: dict[str, dict[str, float]] = {}
     if cross_validate:
         log("leave-one-set-out cross-validation")
         loo = leave_one_out(sets, pairs, log=log)
