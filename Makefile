@@ -26,7 +26,8 @@ test: $(STAMP)
 	DAGSTER_HOME=$$(mktemp -d) $(VENV)/bin/dagster definitions validate -w workspace.yaml
 	# Three workers, each test file on one of them (its fixtures set up once): many tests wait
 	# on processes (Dagster runs, the daemon's 30 s sensors, the browser), so even on 2 cores
-	# a third overlaps them: the suite took 1,358 s on two workers, 946 s on three (CPU 114%).
+	# a third overlaps them: the suite took 1,060-1,500 s on two workers, 946 and 967 s on three
+	# (CPU 114% of one core: much of the time is waiting).
 	HF_HUB_OFFLINE=1 $(VENV)/bin/pytest -q -n 3 --dist loadfile
 
 ui: $(STAMP)
