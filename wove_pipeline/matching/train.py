@@ -194,7 +194,7 @@ def fit(pair_sets: list[tuple[np.ndarray, np.ndarray]], seed: int = SEED):
 
 
 def b3_by_linkage(model: PairModel, s: LabelledSet, thresholds=THRESHOLDS,
-                    exponents=SIZE_EXPONENTS) -> dict[tuple[float, float], dict]:
+                  exponents=SIZE_EXPONENTS) -> dict[tuple[float, float], dict]:
     """B3 of the set clustered at each (size exponent, threshold). Each block is scored once
     and cut at every pair with the average linkage match_all runs (blocks are independent; a
     block above match_all's sub-blocking size is clustered by match_all itself)."""
