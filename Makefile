@@ -24,11 +24,11 @@ test: $(STAMP)
 	# The browser test's Chromium (tests/ui): installed once with apt-get, a no-op after.
 	scripts/install-browser.sh
 	DAGSTER_HOME=$$(mktemp -d) $(VENV)/bin/dagster definitions validate -w workspace.yaml
-	# Three workers, each test file on one of them (its fixtures set up once): many tests wait
+	# Four workers, each test file on one of them (its fixtures set up once): many tests wait
 	# on processes (Dagster runs, the daemon's 30 s sensors, the browser), so even on 2 cores
-	# a third overlaps them: the suite took 1,060-1,500 s on two workers, 946 and 967 s on three
-	# (CPU 114% of one core: much of the time is waiting).
-	HF_HUB_OFFLINE=1 $(VENV)/bin/pytest -q -n 3 --dist loadfile
+	# more workers overlap them: the suite took 1,060-1,500 s on two workers, 918-967 s on three
+	# and 702 s on four (2026-12-03, idle machine, CPU 118% of one core: mostly waiting).
+	HF_HUB_OFFLINE=1 $(VENV)/bin/pytest -q -n 4 --dist loadfile
 
 ui: $(STAMP)
 	HF_HUB_OFFLINE=1 $(VENV)/bin/wove ui
