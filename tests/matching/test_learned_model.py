@@ -158,3 +158,18 @@ def test_the_real_sets_choose_the_linkage_and_the_sandbox_bar_only_vetoes():
     assert choose_linkage(loo, bar) == (0.2, 0.5)
     assert tried == [(0.2, 0.55), (0.2, 0.5)]  # best real mean first, no further than needed
     assert choose_linkage(loo, lambda e, t: False) == (0.2, 0.55)
+
+
+def test_sets_sharing_papers_are_held_out_together():
+    from wove_pipeline.matching.train import LabelledSet, held_out_with
+
+    def labelled(name, texts):
+        ms = [Mention(f"{name}{i}", f"{name}-p{i}", 0, "A", None, "Li", text=t) for i, t in enumerate(texts)]
+        return LabelledSet(name, ms, {m.mention_id: 0 for m in ms}, name)
+
+    shared = [f"paper {i}" for i in range(20)]
+    blocks = labelled("blocks", shared + [f"other {i}" for i in range(30)])
+    homonyms = labelled("homonyms", shared[:8])  # every paper also in blocks, as acl_homonyms in acl_blocks
+    astro = labelled("astro", [f"star {i}" for i in range(40)] + ["other 0", "other 1"])  # 2 of 42 by chance: 5%
+    out = held_out_with([blocks, homonyms, astro])
+    assert out == {"blocks": {"blocks", "homonyms"}, "homonyms": {"blocks", "homonyms"}, "astro": {"astro"}}

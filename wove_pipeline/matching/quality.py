@@ -1,7 +1,7 @@
 """Leave-one-set-out quality: each labelled set scored by a model that never saw it.
 
 The model is fitted as ``wove matching train`` fits it (train.fit) on the other sets given
-and the sandbox world, and clusters the held-out set at the shipped model's threshold and size
+and the sandbox world (a set overlapping the held-out one left out too: train.held_out_with), and clusters the held-out set at the shipped model's threshold and size
 exponent (chosen by cross-validation in training). Used by ``wove matching evaluate --leave-one-out`` and
 ``bench/bench_matching_quality.py``.
 """
@@ -13,7 +13,7 @@ import numpy as np
 from .assignment import MatchConfig
 from .evaluate import SetScore, incremental_gap, score_set
 from .model import ModelMissing, PairModel, default_model
-from .train import SEED, fit, load_dev_sets, sandbox_set, set_pairs
+from .train import SEED, fit, held_out_with, load_dev_sets, sandbox_set, set_pairs
 
 
 def shipped_linkage() -> tuple[float, float]:
@@ -33,9 +33,10 @@ def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = Fals
     training = sets + [sandbox_set()]
     rng = np.random.default_rng(SEED)
     pairs = {s.name: set_pairs(s, rng) for s in training}
+    left_out = held_out_with(training)
     out = []
     for s in sets:
-        booster = fit([pairs[o.name] for o in training if o.name != s.name])
+        booster = fit([pairs[o.name] for o in training if o.name not in left_out[s.name]])
         model = PairModel.from_booster(booster, threshold, size_exponent=exponent)
         config = MatchConfig(model=model)
         score = score_set(s.name, s.mentions, s.gold, config)
