@@ -1,8 +1,9 @@
 """Leave-one-set-out quality: each labelled set scored by a model that never saw it.
 
 The model is fitted as ``wove matching train`` fits it (train.fit) on the other sets given
-and the sandbox world (a set overlapping the held-out one left out too: train.held_out_with), and clusters the held-out set at the shipped model's threshold and size
-exponent (chosen by cross-validation in training). Used by ``wove matching evaluate --leave-one-out`` and
+and the sandbox world (a set overlapping the held-out one left out too: train.held_out_with),
+and clusters the held-out set at the shipped model's threshold and size exponent (chosen by
+cross-validation in training). Used by ``wove matching evaluate --leave-one-out`` and
 ``bench/bench_matching_quality.py``.
 """
 

@@ -244,12 +244,11 @@ def held_out_with(sets: list[LabelledSet], share: float = SHARED_PAPERS) -> dict
     cut from one source overlap (all of acl_homonyms' papers are in acl_blocks, with the same
     people): scoring one by a model trained on the other is not held out."""
     papers = {s.name: {m.text for m in s.mentions if m.text} for s in sets}
-    out = {}
-    for s in sets:
-        a = papers[s.name]
-        out[s.name] = {o.name for o in sets if o.name == s.name
-                       or (a and papers[o.name] and len(a & papers[o.name]) >= share * min(len(a), len(papers[o.name])))}
-    return out
+    def overlap(a: set, b: set) -> bool:
+        return bool(a and b) and len(a & b) >= share * min(len(a), len(b))
+
+    return {s.name: {o.name for o in sets if o.name == s.name or overlap(papers[s.name], papers[o.name])}
+            for s in sets}
 
 
 def leave_one_out(sets: list[LabelledSet], pairs: dict[str, tuple], thresholds=THRESHOLDS, log=print,
