@@ -14,7 +14,7 @@ import numpy as np
 from .assignment import MatchConfig
 from .evaluate import SetScore, incremental_gap, score_set
 from .model import ModelMissing, PairModel, default_model
-from .train import SEED, fit, held_out_with, load_dev_sets, sandbox_set, set_pairs
+from .train import SEED, held_out_fits, load_dev_sets, sandbox_set, set_pairs
 
 
 def shipped_linkage() -> tuple[float, float]:
@@ -34,10 +34,8 @@ def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = Fals
     training = sets + [sandbox_set()]
     rng = np.random.default_rng(SEED)
     pairs = {s.name: set_pairs(s, rng) for s in training}
-    left_out = held_out_with(training)
     out = []
-    for s in sets:
-        booster = fit([pairs[o.name] for o in training if o.name not in left_out[s.name]])
+    for s, booster in held_out_fits(training, pairs, scored=sets):
         model = PairModel.from_booster(booster, threshold, size_exponent=exponent)
         config = MatchConfig(model=model)
         score = score_set(s.name, s.mentions, s.gold, config)

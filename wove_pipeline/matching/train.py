@@ -244,6 +244,7 @@ def held_out_with(sets: list[LabelledSet], share: float = SHARED_PAPERS) -> dict
     cut from one source overlap (all of acl_homonyms' papers are in acl_blocks, with the same
     people): scoring one by a model trained on the other is not held out."""
     papers = {s.name: {m.text for m in s.mentions if m.text} for s in sets}
+
     def overlap(a: set, b: set) -> bool:
         return bool(a and b) and len(a & b) >= share * min(len(a), len(b))
 
@@ -251,19 +252,26 @@ def held_out_with(sets: list[LabelledSet], share: float = SHARED_PAPERS) -> dict
             for s in sets}
 
 
+def held_out_fits(sets: list[LabelledSet], pairs: dict[str, tuple], scored: list[LabelledSet] | None = None):
+    """(set, booster) for each set of ``scored`` (default: all), the booster fitted on the
+    pairs of ``sets`` less that set and those overlapping it (held_out_with)."""
+    left_out = held_out_with(sets)
+    for s in scored if scored is not None else sets:
+        yield s, fit([pairs[o.name] for o in sets if o.name not in left_out[s.name]])
+
+
 def leave_one_out(sets: list[LabelledSet], pairs: dict[str, tuple], thresholds=THRESHOLDS, log=print,
                   exponents=SIZE_EXPONENTS) -> dict[str, dict[tuple[float, float], dict]]:
-    """For each set: fit on the others (but those overlapping it: held_out_with), B3 of the
-    held-out set per (size exponent, threshold)."""
+    """For each set: fit on the others (held_out_fits), B3 of the held-out set per (size
+    exponent, threshold)."""
     out: dict[str, dict[tuple[float, float], dict]] = {}
-    left_out = held_out_with(sets)
-    for s in sets:
-        t0 = time.perf_counter()
-        booster = fit([pairs[o.name] for o in sets if o.name not in left_out[s.name]])
+    t0 = time.perf_counter()
+    for s, booster in held_out_fits(sets, pairs):
         out[s.name] = b3_by_linkage(PairModel.from_booster(booster), s, thresholds, exponents)
         best = max(out[s.name], key=lambda g: out[s.name][g]["f1"])
         log(f"  leave out {s.name}: held-out B3 F1 {out[s.name][best]['f1']:.4f} at its best size exponent and"
             f" threshold {best} ({time.perf_counter() - t0:.0f} s)")
+        t0 = time.perf_counter()
     return out
 
 
