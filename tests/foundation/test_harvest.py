@@ -109,7 +109,8 @@ def test_a_newer_version_updates_the_row_and_an_older_day_never_rolls_it_back(pi
     older_day = newer_day - dt.timedelta(days=3)
     import dataclasses
 
-    rolled_back = [dataclasses.replace(older[0], oai_datestamp=older_day, title="stale title", current_version=1)]
+    rolled_back = [dataclasses.replace(older[0], oai_datestamp=older_day, title="stale title", current_version=1,
+                                       versions=older[0].versions[:1])]
     with psycopg.connect(url) as conn, conn.transaction():
         summary = papers_load.load_day(conn, older_day, papers_load.ParsedDay(papers=rolled_back))
     assert summary.papers_written == 0 and summary.papers_skipped_older == 1

@@ -5,6 +5,11 @@ every downstream asset of that run (a broken papers table never reaches enrichme
 matching or serving). Warnings (a sudden drop in rows, low upstream coverage, upstream
 figures that make no sense) show in the UI and the run's events but stop nothing.
 
+A day's checks cost the day, not the archive: a rule the database enforces (unique index,
+foreign key, CHECK constraint) is checked as its guard being in force; a rule across rows is
+scanned over the rows the run wrote (its partitions' papers, or the keys logged since the
+last publish), the whole table only in a run without partitions.
+
 Every check is plain SQL through the database resource, read-only, under a statement
 timeout. Checks target assets by key, so this module imports no asset module; a check
 whose asset is not in the code location is simply left out: wire
@@ -90,88 +95,137 @@ def _skipped_unless_migrated(conn, tables: Sequence[str]) -> dg.AssetCheckResult
     return skip_result(f"tables not migrated: {missing}") if missing else None
 
 
-def sql_check(asset: str, name: str, description: str, violations_sql: str, *, tables: Sequence[str],
-              blocking: bool = True, severity: dg.AssetCheckSeverity = ERROR,
-              extra_resources: dict | None = None) -> dg.AssetChecksDefinition:
-    """A check that passes when `violations_sql` (SELECT ... rows that break the rule) returns
-    no row. The first SAMPLE_ROWS violations go into the metadata."""
+# Rules across rows that no constraint states, checked by a scan of the rows a run wrote.
+# `{rows}` stands for the rows in scope (see _rows_in_scope): in a partitioned run, those of
+# the run's days (SCOPE_DAYS) or those written since the last publish (SCOPE_CHANGES); the
+# whole table otherwise.
+SCOPE_DAYS, SCOPE_CHANGES = "days", "changes"
 
-    @dg.asset_check(asset=dg.AssetKey(asset), name=name, description=description, blocking=blocking)
+# (asset, name, description, violations in {rows}, tables, table scoped, scope)
+INTEGRITY = [
+    ("papers", "paper_authors_positions_contiguous", "Author positions of a paper are 0..n-1 with no gap.",
+     "SELECT arxiv_id, count(*) AS n, max(position) AS max_position FROM {rows} GROUP BY arxiv_id"
+     " HAVING max(position) <> count(*) - 1 OR min(position) <> 0",
+     ["wove.paper_authors", "wove.papers"], "wove.paper_authors", SCOPE_DAYS),
+    # --- matching (the publish run: researchers written since the last publish)
+    ("researchers", "researcher_redirects_resolve", "A redirect points at a live researcher, never at itself.",
+     "SELECT d.old_id, d.new_id FROM {rows} d LEFT JOIN wove.researchers r"
+     " ON r.researcher_id = d.new_id WHERE r.researcher_id IS NULL OR d.old_id = d.new_id",
+     ["wove.researcher_redirects", "wove.researchers", "wove.serving_changes"], "wove.researcher_redirects",
+     SCOPE_CHANGES),
+    ("researchers", "researchers_not_redirected", "A redirected (retired) id has no researcher row any more.",
+     "SELECT r.researcher_id FROM {rows} r JOIN wove.researcher_redirects d ON d.old_id = r.researcher_id",
+     ["wove.researcher_redirects", "wove.researchers", "wove.serving_changes"], "wove.researchers",
+     SCOPE_CHANGES),
+    # --- metrics. Not a CHECK constraint: the external figures are upstream's as they come
+    # (implausible ones warn on s2_authors / openalex_authors), and a constraint would fail the
+    # metrics run on one such record (migration 0020).
+    ("researcher_metrics", "researcher_metrics_sane",
+     "h-index at most the papers known (archive: papers here; external: works); positions counted over at most "
+     "the papers considered, which are at most the papers total; no negative counts.",
+     "SELECT researcher_id, papers_here, archive_h_index, archive_works, ext_h_index, ext_works"
+     " FROM {rows} m WHERE archive_h_index > papers_here OR archive_h_index > archive_works"
+     " OR archive_h_index > archive_cited_papers OR (ext_h_index IS NOT NULL AND ext_works IS NOT NULL"
+     " AND ext_h_index > ext_works) OR position_papers_considered > position_papers_total"
+     " OR position_first + position_middle + position_last < position_papers_considered"
+     " OR least(papers_here, archive_citations, archive_works, position_first, position_middle, position_last) < 0",
+     ["wove.researcher_metrics", "wove.serving_changes"], "wove.researcher_metrics", SCOPE_CHANGES),
+    ("researcher_metrics", "researcher_coauthors_symmetric", "Co-author edges come in both directions, same count.",
+     "SELECT a.researcher_id, a.coauthor_id FROM {rows} a LEFT JOIN wove.researcher_coauthors b"
+     " ON b.researcher_id = a.coauthor_id AND b.coauthor_id = a.researcher_id"
+     " WHERE b.researcher_id IS NULL OR b.papers <> a.papers OR a.researcher_id = a.coauthor_id",
+     ["wove.researcher_coauthors", "wove.serving_changes"], "wove.researcher_coauthors", SCOPE_CHANGES),
+]
+
+# The rows of a table a run wrote, by the run's days (%(first)s..%(last)s, papers' OAI
+# datestamp, an index range) ...
+_DAY_ROWS = {
+    "wove.paper_authors": "(SELECT pa.* FROM wove.papers p JOIN wove.paper_authors pa USING (arxiv_id)"
+                          " WHERE p.oai_datestamp BETWEEN %(first)s AND %(last)s)",
+    # the upstream authors on the day's papers' upstream records: those the day's fetch asked for
+    "wove.s2_authors": "(SELECT t.* FROM wove.s2_authors t WHERE t.author_id IN (SELECT e ->> 'author_id'"
+                       " FROM wove.papers p JOIN wove.s2_papers s USING (arxiv_id)"
+                       " CROSS JOIN jsonb_array_elements(s.authors) e"
+                       " WHERE p.oai_datestamp BETWEEN %(first)s AND %(last)s))",
+    "wove.openalex_authors": "(SELECT t.* FROM wove.openalex_authors t WHERE t.author_id IN (SELECT e ->> 'author_id'"
+                             " FROM wove.papers p JOIN wove.openalex_works w USING (arxiv_id)"
+                             " CROSS JOIN jsonb_array_elements(w.authorships) e"
+                             " WHERE p.oai_datestamp BETWEEN %(first)s AND %(last)s))",
+}
+# ... or by the keys logged since the last publish (wove.serving_changes, 0009/0010: every
+# write's keys, whoever the writer; a publish empties it, after these checks in its run, and
+# a blocked run publishes nothing, so what a failed check found is found again next run).
+_LOGGED_IDS = ("SELECT key::bigint FROM wove.serving_changes WHERE kind IN ('researcher', 'redirect')")
+_CHANGED_ROWS = {
+    # a redirect written (its old and new id logged), or its target deleted (the researcher)
+    "wove.researcher_redirects": f"(SELECT d.* FROM wove.researcher_redirects d WHERE d.old_id IN ({_LOGGED_IDS})"
+                                 f" UNION SELECT d.* FROM wove.researcher_redirects d"
+                                 f" WHERE d.new_id IN ({_LOGGED_IDS}))",
+    # a researcher written, or a redirect from its id
+    "wove.researchers": f"(SELECT r.* FROM wove.researchers r WHERE r.researcher_id IN ({_LOGGED_IDS}))",
+    "wove.researcher_metrics": "(SELECT m.* FROM wove.researcher_metrics m WHERE m.researcher_id IN"
+                               " (SELECT key::bigint FROM wove.serving_changes WHERE kind = 'researcher_metrics'))",
+    # each edge written (logged as 'researcher_id:coauthor_id'), and its reverse
+    "wove.researcher_coauthors": "(SELECT c.* FROM wove.researcher_coauthors c WHERE (c.researcher_id, c.coauthor_id)"
+                                 " IN (SELECT split_part(key, ':', i)::bigint, split_part(key, ':', 3 - i)::bigint"
+                                 " FROM wove.serving_changes, generate_series(1, 2) i WHERE kind = 'coauthor_pair'))",
+}
+_SCOPE_NOTE = {
+    SCOPE_DAYS: " Checked over the papers of the run's partitions (OAI datestamp); the whole table in a run "
+                "without partitions.",
+    SCOPE_CHANGES: " Checked over the rows written since the last publish (the wove.serving_changes log); the "
+                   "whole table after a TRUNCATE of a table it reads.",
+}
+
+
+def _rows_in_scope(context: dg.AssetCheckExecutionContext, conn, table: str, scope: str,
+                   tables: Sequence[str]) -> tuple[str, dict, str]:
+    """(the rows of `table` to check, as an SQL relation; its parameters; the scope in words).
+    `tables`: those the check reads (a TRUNCATE of one is logged as such, with no keys)."""
+    if scope == SCOPE_DAYS and (context.has_partition_key or context.has_partition_key_range):
+        keys = context.partition_key_range
+        days = {"first": dt.date.fromisoformat(keys.start), "last": dt.date.fromisoformat(keys.end)}
+        return _DAY_ROWS[table], days, f"days {days['first']}..{days['last']}"
+    if scope == SCOPE_CHANGES and not db.fetch_value(
+            conn, "SELECT EXISTS (SELECT 1 FROM wove.serving_changes WHERE kind = 'truncate' AND key = ANY(%s))",
+            ([t.split(".")[-1] for t in tables],)):
+        return _CHANGED_ROWS[table], {}, "written since the last publish"
+    return table, {}, "whole table"
+
+
+def sql_check(asset: str, name: str, description: str, violations_sql: str, *, tables: Sequence[str],
+              scoped: str | None = None, scope: str | None = None, blocking: bool = True,
+              severity: dg.AssetCheckSeverity = ERROR) -> dg.AssetChecksDefinition:
+    """A check that passes when `violations_sql` (SELECT ... rows that break the rule) returns
+    no row. With a `scope`, `{rows}` in it stands for the rows of table `scoped` in scope
+    (_rows_in_scope). The first SAMPLE_ROWS violations go into the metadata."""
+
+    @dg.asset_check(asset=dg.AssetKey(asset), name=name, blocking=blocking,
+                    description=description + (_SCOPE_NOTE[scope] if scope else ""))
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
             if (skipped := _skipped_unless_migrated(conn, tables)) is not None:
                 return skipped
-            count = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM ({}) v").format(sql.SQL(violations_sql)))
+            rows, params, in_words = _rows_in_scope(context, conn, scoped, scope, tables) if scope else ("", {}, "")
+            violations = sql.SQL(violations_sql.replace("{rows}", rows))
+            count = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM ({}) v").format(violations), params)
             sample = db.fetch_all(conn, sql.SQL("SELECT * FROM ({}) v LIMIT {}").format(
-                sql.SQL(violations_sql), sql.Literal(SAMPLE_ROWS))) if count else []
+                violations, sql.Literal(SAMPLE_ROWS)), params) if count else []
         return dg.AssetCheckResult(
             passed=count == 0,
             severity=severity,
-            metadata={"violations": int(count), "sample": dg.MetadataValue.json(
-                [{k: str(v) for k, v in row.items()} for row in sample])},
+            metadata={"violations": int(count), **({"scope": in_words} if scope else {}),
+                      "sample": dg.MetadataValue.json([{k: str(v) for k, v in row.items()} for row in sample])},
         )
 
     return _check
 
 
-INTEGRITY = [
-    # --- papers
-    ("papers", "paper_authors_positions_contiguous", "Author positions of a paper are 0..n-1 with no gap.",
-     "SELECT arxiv_id, count(*) AS n, max(position) AS max_position FROM wove.paper_authors GROUP BY arxiv_id"
-     " HAVING max(position) <> count(*) - 1 OR min(position) <> 0", ["wove.paper_authors"]),
-    ("papers", "papers_primary_category_in_categories", "The primary category is one of the paper's categories.",
-     "SELECT arxiv_id, primary_category, categories FROM wove.papers WHERE NOT (primary_category = ANY (categories))",
-     ["wove.papers"]),
-    ("papers", "papers_versions_consistent", "current_version is the number of versions; published <= updated.",
-     "SELECT arxiv_id, current_version, jsonb_array_length(versions) AS versions FROM wove.papers"
-     " WHERE current_version <> jsonb_array_length(versions) OR published > updated", ["wove.papers"]),
-    # --- enrichment
-    ("s2_papers", "s2_papers_have_paper", "Every S2 record belongs to a paper in wove.papers.",
-     "SELECT s.arxiv_id FROM wove.s2_papers s LEFT JOIN wove.papers p USING (arxiv_id) WHERE p.arxiv_id IS NULL",
-     ["wove.s2_papers", "wove.papers"]),
-    ("openalex_works", "openalex_works_have_paper", "Every OpenAlex work row belongs to a paper in wove.papers.",
-     "SELECT o.arxiv_id FROM wove.openalex_works o LEFT JOIN wove.papers p USING (arxiv_id)"
-     " WHERE p.arxiv_id IS NULL", ["wove.openalex_works", "wove.papers"]),
-    ("authorships", "authorships_have_author_position",
-     "Every aligned authorship is an arXiv author position (no orphan authorships).",
-     "SELECT a.arxiv_id, a.position FROM wove.authorships a LEFT JOIN wove.paper_authors pa"
-     " USING (arxiv_id, position) WHERE pa.arxiv_id IS NULL", ["wove.authorships", "wove.paper_authors"]),
-    ("authorships", "authorships_confidence_in_range", "Alignment confidences lie in [0, 1].",
-     "SELECT arxiv_id, position, s2_confidence, openalex_confidence FROM wove.authorships"
-     " WHERE s2_confidence NOT BETWEEN 0 AND 1 OR openalex_confidence NOT BETWEEN 0 AND 1", ["wove.authorships"]),
-    # --- matching
-    ("researchers", "researcher_redirects_resolve", "A redirect points at a live researcher, never at itself.",
-     "SELECT d.old_id, d.new_id FROM wove.researcher_redirects d LEFT JOIN wove.researchers r"
-     " ON r.researcher_id = d.new_id WHERE r.researcher_id IS NULL OR d.old_id = d.new_id",
-     ["wove.researcher_redirects", "wove.researchers"]),
-    ("researchers", "researchers_not_redirected", "A redirected (retired) id has no researcher row any more.",
-     "SELECT r.researcher_id FROM wove.researchers r JOIN wove.researcher_redirects d ON d.old_id = r.researcher_id",
-     ["wove.researcher_redirects", "wove.researchers"]),
-    # --- metrics
-    ("researcher_metrics", "researcher_metrics_have_researcher", "Metrics rows belong to existing researchers.",
-     "SELECT m.researcher_id FROM wove.researcher_metrics m LEFT JOIN wove.researchers r USING (researcher_id)"
-     " WHERE r.researcher_id IS NULL", ["wove.researcher_metrics", "wove.researchers"]),
-    ("researcher_metrics", "researcher_metrics_sane",
-     "h-index at most the papers known (archive: papers here; external: works); positions counted over at most "
-     "the papers considered, which are at most the papers total; no negative counts.",
-     "SELECT researcher_id, papers_here, archive_h_index, archive_works, ext_h_index, ext_works"
-     " FROM wove.researcher_metrics WHERE archive_h_index > papers_here OR archive_h_index > archive_works"
-     " OR archive_h_index > archive_cited_papers OR (ext_h_index IS NOT NULL AND ext_works IS NOT NULL"
-     " AND ext_h_index > ext_works) OR position_papers_considered > position_papers_total"
-     " OR position_first + position_middle + position_last < position_papers_considered"
-     " OR least(papers_here, archive_citations, archive_works, position_first, position_middle, position_last) < 0",
-     ["wove.researcher_metrics"]),
-    ("researcher_metrics", "researcher_coauthors_symmetric", "Co-author edges come in both directions, same count.",
-     "SELECT a.researcher_id, a.coauthor_id FROM wove.researcher_coauthors a LEFT JOIN wove.researcher_coauthors b"
-     " ON b.researcher_id = a.coauthor_id AND b.coauthor_id = a.researcher_id"
-     " WHERE b.researcher_id IS NULL OR b.papers <> a.papers OR a.researcher_id = a.coauthor_id",
-     ["wove.researcher_coauthors"]),
-]
-
-# Rules the database enforces (a unique index, a foreign key): checked as the guard being in
-# place and in force, not by scanning for violations, which a scan of the whole table could
-# never find while the guard stands and which cost more every day as the archive grows.
+# Rules the database enforces (a unique index, a foreign key, a CHECK constraint): checked as
+# the guard being in place and in force, not by scanning for violations, which a scan of the
+# whole table could never find while the guard stands and which cost more every day as the
+# archive grows.
 UNIQUE = [
     ("papers", "papers_arxiv_id_unique", "Every arXiv id is one paper row.", "wove.papers", ("arxiv_id",)),
     ("papers", "papers_slug_unique", "Every URL slug names one paper.", "wove.papers", ("slug",)),
@@ -182,6 +236,25 @@ FOREIGN_KEYS = [
     ("researchers", "researcher_mentions_have_researcher",
      "Every mention links to an existing researcher (no orphan mentions).",
      "wove.researcher_mentions", ("researcher_id",), "wove.researchers"),
+    # migration 0020
+    ("s2_papers", "s2_papers_have_paper", "Every S2 record belongs to a paper in wove.papers.",
+     "wove.s2_papers", ("arxiv_id",), "wove.papers"),
+    ("openalex_works", "openalex_works_have_paper", "Every OpenAlex work row belongs to a paper in wove.papers.",
+     "wove.openalex_works", ("arxiv_id",), "wove.papers"),
+    ("authorships", "authorships_have_author_position",
+     "Every aligned authorship is an arXiv author position (no orphan authorships).",
+     "wove.authorships", ("arxiv_id", "position"), "wove.paper_authors"),
+    ("researcher_metrics", "researcher_metrics_have_researcher", "Metrics rows belong to existing researchers.",
+     "wove.researcher_metrics", ("researcher_id",), "wove.researchers"),
+]
+# CHECK constraints of migration 0020, each named as its check.
+CHECK_CONSTRAINTS = [
+    ("papers", "papers_primary_category_in_categories", "The primary category is one of the paper's categories.",
+     "wove.papers"),
+    ("papers", "papers_versions_consistent", "current_version is the last listed version's number (at least 1 where none is "
+     "listed); published <= updated.",
+     "wove.papers"),
+    ("authorships", "authorships_confidence_in_range", "Alignment confidences lie in [0, 1].", "wove.authorships"),
 ]
 
 _UNIQUE_GUARDS_SQL = """
@@ -202,6 +275,14 @@ WHERE c.contype = 'f' AND c.conrelid = to_regclass(%s) AND c.confrelid = to_regc
   AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgconstraint = c.oid AND t.tgenabled = 'D')
   AND ARRAY(SELECT a.attname::text FROM unnest(c.conkey) AS k(attnum)
             JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum ORDER BY 1) = %s::text[]
+ORDER BY 1"""
+
+# A validated CHECK constraint of this name on the table, enforced (conenforced: PostgreSQL
+# 18's NOT ENFORCED, read as for foreign keys).
+_CHECK_CONSTRAINT_GUARDS_SQL = """
+SELECT c.conname::text AS guard FROM pg_constraint c
+WHERE c.contype = 'c' AND c.conrelid = to_regclass(%s) AND c.conname = %s AND c.convalidated
+  AND coalesce((to_jsonb(c) ->> 'conenforced')::boolean, true)
 ORDER BY 1"""
 
 
@@ -243,23 +324,36 @@ def foreign_key_check(asset: str, name: str, description: str, table: str, colum
         {"columns": ", ".join(columns), "references": referenced})
 
 
+def check_constraint_check(asset: str, name: str, description: str, table: str) -> dg.AssetChecksDefinition:
+    """Passes when a validated, enforced CHECK constraint named `name` guards `table` (the
+    database then refuses every row that breaks the rule at write time)."""
+    return _guard_check(
+        asset, name, f"{description} Enforced by the CHECK constraint {name} on {table}; the check confirms it is "
+                     "in place, validated and in force.",
+        [table], _CHECK_CONSTRAINT_GUARDS_SQL, (table, name), {"table": table})
+
+
 # Figures that come from upstream: implausible ones warn (they are not ours to block on).
 UPSTREAM_SANITY = [
     ("s2_authors", "s2_authors_h_index_sane", "S2 h-index at most the author's paper count, counts not negative.",
-     "SELECT author_id, h_index, paper_count FROM wove.s2_authors WHERE h_index > paper_count"
-     " OR least(h_index, paper_count, citation_count) < 0", ["wove.s2_authors"]),
+     "SELECT author_id, h_index, paper_count FROM {rows} t WHERE h_index > paper_count"
+     " OR least(h_index, paper_count, citation_count) < 0",
+     ["wove.s2_authors", "wove.s2_papers", "wove.papers"], "wove.s2_authors", SCOPE_DAYS),
     ("openalex_authors", "openalex_authors_h_index_sane",
      "OpenAlex h-index at most works_count, i10 at most works_count, counts not negative.",
-     "SELECT author_id, h_index, works_count FROM wove.openalex_authors WHERE h_index > works_count"
-     " OR i10_index > works_count OR least(h_index, works_count, cited_by_count) < 0", ["wove.openalex_authors"]),
+     "SELECT author_id, h_index, works_count FROM {rows} t WHERE h_index > works_count"
+     " OR i10_index > works_count OR least(h_index, works_count, cited_by_count) < 0",
+     ["wove.openalex_authors", "wove.openalex_works", "wove.papers"], "wove.openalex_authors", SCOPE_DAYS),
 ]
 
 
 def _integrity_checks() -> list[dg.AssetChecksDefinition]:
     out = [unique_check(*u) for u in UNIQUE]
     out += [foreign_key_check(*f) for f in FOREIGN_KEYS]
-    out += [sql_check(a, n, d, q, tables=t) for a, n, d, q, t in INTEGRITY]
-    out += [sql_check(a, n, d, q, tables=t, blocking=False, severity=WARN) for a, n, d, q, t in UPSTREAM_SANITY]
+    out += [check_constraint_check(*c) for c in CHECK_CONSTRAINTS]
+    out += [sql_check(a, n, d, q, tables=t, scoped=st, scope=sc) for a, n, d, q, t, st, sc in INTEGRITY]
+    out += [sql_check(a, n, d, q, tables=t, scoped=st, scope=sc, blocking=False, severity=WARN)
+            for a, n, d, q, t, st, sc in UPSTREAM_SANITY]
     return out
 
 
