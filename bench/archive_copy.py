@@ -138,8 +138,12 @@ def _secondary_indexes(conn: psycopg.Connection, table: str) -> list[tuple[str, 
         (f"wove.{table}",)).fetchall()
 
 
-def insert_sql(conn: psycopg.Connection, table: str) -> sql.Composed:
+def insert_sql(conn: psycopg.Connection, table: str, people: str = "twins") -> sql.Composed:
     base, changed = TABLES[table]
+    if people == "other":
+        from bench.archive_people import RENAMED
+
+        changed = {**changed, **RENAMED.get(table, {})}
     cols = _columns(conn, table)
     exprs = [sql.SQL(changed[c].replace("{c}", c)) if c in changed else sql.SQL("t.") + sql.Identifier(c) for c in cols]
     return sql.SQL("INSERT INTO wove.{t} ({cols}) SELECT {exprs} FROM wove.{t} t"
@@ -152,14 +156,22 @@ def base_span_days(conn: psycopg.Connection) -> int:
     return (hi - lo).days + 1
 
 
-def grow(conn: psycopg.Connection, copies: int, *, chunk: int = 8, log=print) -> dict[str, float]:
+def grow(conn: psycopg.Connection, copies: int, *, people: str = "twins", seed: int = 7, chunk: int = 8,
+         log=print) -> dict[str, float]:
     """Add ``copies`` shifted copies of the base archive's rows (autocommit connection; one
-    transaction per table and chunk of copies). Returns seconds per phase."""
+    transaction per table and chunk of copies). ``people``: "twins" keeps every name as in
+    the base, "other" renames each copy's people (bench/archive_people.py). Returns seconds
+    per phase."""
+    from bench import archive_people
     from wove_pipeline.matching import match_state
 
     seconds: dict[str, float] = {}
     if copies <= 0:
         return seconds
+    if people == "other":
+        t0 = time.perf_counter()
+        archive_people.build_name_maps(conn, copies, seed, log=log)
+        seconds["name_maps"] = time.perf_counter() - t0
     params = {"gap": LOOKBACK_GAP_DAYS, "span": base_span_days(conn), "stride": RID_STRIDE, "corpus": CORPUS_STRIDE}
     conn.execute("SET session_replication_role = replica")  # no triggers (change logs), no FK checks
     conn.execute("SET synchronous_commit = off")
@@ -169,7 +181,7 @@ def grow(conn: psycopg.Connection, copies: int, *, chunk: int = 8, log=print) ->
         indexes = _secondary_indexes(conn, table)
         for name, _ in indexes:
             conn.execute(sql.SQL("DROP INDEX wove.{}").format(sql.Identifier(name)))
-        stmt = insert_sql(conn, table)
+        stmt = insert_sql(conn, table, people)
         for k0 in range(1, copies + 1, chunk):
             conn.execute(stmt, {**params, "k0": k0, "k1": min(copies, k0 + chunk - 1)})
         for _, definition in indexes:
@@ -182,6 +194,7 @@ def grow(conn: psycopg.Connection, copies: int, *, chunk: int = 8, log=print) ->
     conn.execute("SELECT setval('wove.researcher_id_seq', greatest((SELECT max(researcher_id) FROM wove.researchers)"
                  " + 1, nextval('wove.researcher_id_seq')), false)")
     conn.execute("SET session_replication_role = origin")
+    archive_people.drop_name_maps(conn)
     return seconds
 
 

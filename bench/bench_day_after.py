@@ -15,8 +15,12 @@ days plus one) in its own embedded PostgreSQL under /tmp:
    daily operation would have left it;
 2. grown to N papers by K = round(N / base papers) - 1 shifted copies of its rows
    (bench/archive_copy.py: new paper, upstream and researcher ids, dates moved back past the
-   enrichment look-back, names as they are, so name blocks hold K + 1 times the base's
-   mentions), then every metric and a full serving publish computed from them;
+   enrichment look-back), then every metric and a full serving publish computed from them.
+   With ``--people twins`` (the default) a copy keeps every name, so each base researcher
+   has K twins sharing its name, co-authors and affiliations; with ``--people other`` each
+   copy renames its people (bench/archive_people.py: name words permuted among words of
+   about the same frequency and initial), so a name block holds about K + 1 times the base's
+   mentions, filled by other people with other circles, as a real archive's "Y. Wang" is;
 3. THE day: the world's next day (the same OAI records, the same author positions, for every
    size), its partition's daily run and then publish (researchers by profile ->
    researcher_metrics -> serving), timed per step from the runs' events.
@@ -48,16 +52,18 @@ SECTION = "Day after an archive (matching by profile)"
 PUBLISH_ORDER = ["researchers", "researcher_metrics", "serving"]
 # which matching code a figure was made with (R compares a size with the 10k day of the same)
 CODE = "bounded candidates, looked up by key, scored by position"
+# an archive grown by copies that are other people (bench/archive_people.py), not twins
+OTHER_PEOPLE = ", copies other people"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
-FILE_TAG = {CODE: "bounded-by-key-per-position", "bounded candidates, looked up by key": "bounded-by-key",
+FILE_TAG = {CODE: "bounded-by-key-per-position", CODE + OTHER_PEOPLE: "bounded-by-key-per-position-other-people", "bounded candidates, looked up by key": "bounded-by-key",
             "bounded candidates, read by index": "bounded-by-index",
             "bounded candidates, collaborations read by position": "bounded-by-position",
             "bounded candidates": "bounded", "candidates read light": "light",
             "candidates read whole": "whole"}
 
 
-def _figures_path(target: int) -> Path:
-    return OUT / f"{target}-{FILE_TAG[CODE]}.json"
+def _figures_path(target: int, code: str = CODE) -> Path:
+    return OUT / f"{target}-{FILE_TAG[code]}.json"
 
 
 def _rss_mib() -> float:
@@ -180,14 +186,16 @@ def _archive_counts(conn) -> dict:
 
 
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
-             rss_limit_gib: float = 8.5) -> dict:
+             rss_limit_gib: float = 8.5, people: str = "twins") -> dict:
     import psycopg
 
     from bench.archive_copy import derive, grow
     from bench.bench_backfill import _commit, _openalex_budget
     from wove_pipeline.sandbox.generator import generate_world
 
-    fig: dict = {"code": CODE, "target": target, "per_day": per_day, "base_days": base_days, "seed": seed, "shape": shape,
+    code = CODE + (OTHER_PEOPLE if people == "other" else "")
+    path = _figures_path(target, code)
+    fig: dict = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days, "seed": seed, "shape": shape,
                  "commit": _commit(), "status": "generating", "started": dt.datetime.now(dt.timezone.utc).isoformat()}
     OUT.mkdir(parents=True, exist_ok=True)
     world = generate_world(seed=seed, papers_per_day=per_day, days=base_days + 1, start_day=START, shape=shape)
@@ -211,7 +219,11 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             fig["copies"] = copies
             print(f"[{target}] base {fig['base']['papers']:,} papers in {fig['base_s']:.0f} s; {copies} copies", flush=True)
             t0 = time.perf_counter()
-            fig["grow_s"] = grow(conn, copies, log=lambda s: print(f"[{target}]{s}", flush=True))
+            fig["grow_s"] = grow(conn, copies, people=people, seed=seed, log=lambda s: print(f"[{target}]{s}", flush=True))
+            if copies and people == "other":
+                from bench.archive_people import verify
+
+                fig["renamed_check"] = verify(conn, log=lambda s: print(f"[{target}]{s}", flush=True))
             if copies:
                 fig["grow_s"].update(derive(conn, log=lambda s: print(f"[{target}]{s}", flush=True)))
             else:  # as derive ends: every size's day starts on vacuumed, analyzed tables
@@ -219,17 +231,17 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             fig["grow_wall"] = time.perf_counter() - t0
             fig["archive"] = _archive_counts(conn)
         fig["status"] = "archive ready, day running"
-        _figures_path(target).write_text(json.dumps(fig, indent=1, default=str))
+        path.write_text(json.dumps(fig, indent=1, default=str))
         print(f"[{target}] archive {fig['archive']} (grown in {fig['grow_wall']:.0f} s); the day {fig['day']}", flush=True)
         fig["rss_before_day_mib"] = _rss_mib()
         load = load_average()
-        guard = _RssGuard(fig, _figures_path(target), rss_limit_gib).__enter__()
+        guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
         fig["phase"] = "daily run"
         daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
         fig["phase"] = "publish"
         fig["day"].update({"daily_wall": daily.wall, "daily_steps": daily.steps, "load_before": load})
         fig["status"] = "daily done, publish running"
-        _figures_path(target).write_text(json.dumps(fig, indent=1, default=str))
+        path.write_text(json.dumps(fig, indent=1, default=str))
         if sample:
             with _Sampler() as sampler:
                 publish = run_job("real", "bench_publish", be.instance)
@@ -246,7 +258,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         with psycopg.connect(be.env.urls.serving) as conn:
             fig["day"]["served"] = _day_served(conn, day)
     fig["status"] = "done"
-    _figures_path(target).write_text(json.dumps(fig, indent=1, default=str))
+    path.write_text(json.dumps(fig, indent=1, default=str))
     d = fig["day"]
     print(f"[{target}] day after {fig['archive']['papers']:,} papers: {d['daily_wall'] + d['publish_wall']:.1f} s", flush=True)
     return fig
@@ -338,7 +350,8 @@ def report(write: bool = True) -> str:
     for f in every:
         f.setdefault("code", EARLIER_CODE)
     tens = {f["code"]: f for f in figs if f["target"] == 10_000}
-    base_of = lambda f: tens.get(f["code"], figs[0])  # noqa: E731
+    # an archive of 10k papers has no copies: its day is the same whoever the copies would be
+    base_of = lambda f: tens.get(f["code"]) or tens.get(f["code"].replace(OTHER_PEOPLE, ""), figs[0])  # noqa: E731
     base = tens.get(CODE) or base_of(figs[0])
     tag = lambda f: "" if len(tens) < 2 else f" [{f['code']}]"  # noqa: E731
     lines = [f"day after {f['archive']['papers']:,} papers: {_day_s(f):.1f} s ({_day_s(f) / _day_s(base_of(f)):.2f} x the "
@@ -387,8 +400,9 @@ def report(write: bool = True) -> str:
         + ("the same records on every archive" if same else "**not the same records on every archive**")
         + f". Base archive: the world's first {base['base_days']} days ({base['base']['papers']:,} papers, "
         f"{base['base']['positions']:,} positions) through the daily assets and one publish; grown by shifted copies "
-        f"(bench/archive_copy.py: new ids, dates moved back past the enrichment look-back, names kept: every name "
-        f"block holds copies + 1 times the base's mentions and researchers), then a full metrics run, a full publish "
+        f"(bench/archive_copy.py: new ids, dates moved back past the enrichment look-back; names kept, every name "
+        f"block holding copies + 1 times the base's mentions and researchers as twins, or, rows '{OTHER_PEOPLE[2:]}', "
+        f"renamed by bench/archive_people.py: blocks about as big, filled by other people), then a full metrics run, a full publish "
         f"and VACUUM ANALYZE ({grow_rows}). Day = its partition's daily run (the daily assets but embeddings, with "
         f"their checks) + publish (researchers by profile -> researcher_metrics -> serving, with their checks); "
         f"per-step seconds from the runs' STEP_SUCCESS events; CPU: the bench process's and the PostgreSQL "
@@ -421,13 +435,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sample", action="store_true", help="sample the publish's Python stacks (figures in the JSON)")
     ap.add_argument("--rss-limit-gib", type=float, default=8.5, help="stop a day whose bench process passes this")
     ap.add_argument("--no-write", action="store_true", help="run the sizes, leave RESULTS.md as it is")
+    ap.add_argument("--people", choices=("twins", "other"), default="twins",
+                    help="the copies' people: the base's again (twins) or renamed (other: bench/archive_people.py)")
     args = ap.parse_args(argv)
     if not args.report:
         for n in args.papers or [10_000]:
             try:
-                run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib)
+                run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib,
+                         args.people)
             except KeyboardInterrupt:
-                stopped = _figures_path(n)
+                stopped = _figures_path(n, CODE + (OTHER_PEOPLE if args.people == "other" else ""))
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
                     raise
                 print(f"[{n}] stopped; next size", flush=True)  # the memory guard: its figures are written

@@ -1,0 +1,220 @@
+"""Copies of the base archive that are other people (bench/archive_copy.py, ``people="other"``).
+
+A copy made as it is (``people="twins"``) gives every base researcher K twins with the same
+name, co-authors and affiliations: every token a day's author position is looked up by
+(profile_assign.bounded_candidates) is held by K + 1 profiles, which no real archive does.
+Here copy ``k`` renames its people instead: every name word (a run of ASCII letters of two or
+more, in forenames and keynames) is replaced through a permutation of the base's words,
+drawn per copy:
+
+- surname words (words printed more often as a keyname than in forenames) among runs of
+  RUN words with the same first letter and about the same frequency, so the heavy tail of
+  name blocks stays (a copy's "Wang" block is about as big as the base's, but other people
+  fill it);
+- given-name words likewise among given-name words, so an initial ("P.") stays the initial
+  of its full form ("Peng" -> "Ping") and a name's block maps to one block.
+
+A person's co-authors are renamed with the same permutation, so a copy's circles are other
+names too. Initials and words with other letters stay as printed.
+
+What the database holds derived from names (blocks, name keys, co-author keys, the profiles'
+name forms and identifying tokens, researchers' display and normalized names) is mapped by
+tables built here from the base's own printed names through the matcher's functions
+(names.make_name, normalize_text), so a copy's derived keys are what the pipeline would have
+derived from its renamed names. Left as in the base (not read by a day's matching or by the
+metrics): the upstream records' author names (s2_papers.authors, openalex_works.authorships,
+s2_authors, openalex_authors), papers.authors / authors_display and the representatives'
+own token lists.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter, defaultdict
+
+import psycopg
+
+RUN = 8  # words permuted among each other: a run of about equally frequent ones
+SCHEMA = "bench_copy"
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _words(text: str | None) -> list[str]:
+    return [w for w in _WORD.findall(text or "") if len(w) > 1 and w.isascii()]
+
+
+def permutations(surnames: Counter, given: Counter, copies: int, seed: int,
+                 frozen: frozenset[str] = frozenset()) -> list[dict[str, str]]:
+    """Per copy (index k - 1), lowercase word -> lowercase word (only the words that move;
+    ``frozen`` words stay)."""
+    role = {w: "s" for w in surnames}
+    role.update((w, "g") for w, n in given.items() if n > surnames.get(w, 0))
+    count = surnames + given
+    runs: dict[tuple, list[str]] = defaultdict(list)
+    for w in sorted(set(count) - frozen, key=lambda w: (-count[w], w)):
+        runs[(role[w], w[0])].append(w)
+    groups = [ws[i:i + RUN] for ws in runs.values() for i in range(0, len(ws), RUN)]
+    out = []
+    for k in range(1, copies + 1):
+        rng = random.Random(f"{seed}:{k}")
+        mapping = {}
+        for g in groups:
+            shuffled = g[:]
+            rng.shuffle(shuffled)
+            mapping.update((a, b) for a, b in zip(g, shuffled) if a != b)
+        out.append(mapping)
+    return out
+
+
+def _cased(word: str, new: str) -> str:
+    if word.isupper():
+        return new.upper()
+    if word[0].isupper():
+        return new[0].upper() + new[1:]
+    return new
+
+
+def rename(text: str | None, mapping: dict[str, str]) -> str | None:
+    """``text`` with its name words replaced through ``mapping`` (case kept)."""
+    if not text:
+        return text
+
+    def sub(m: re.Match) -> str:
+        w = m.group(0)
+        new = mapping.get(w.lower()) if len(w) > 1 and w.isascii() else None
+        return _cased(w, new) if new else w
+
+    return _WORD.sub(sub, text)
+
+
+_BASE = "arxiv_id !~ '[.]c[0-9]+$'"
+
+
+def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=print) -> dict[str, int]:
+    """Fill bench_copy.name_map (kind, k, old, new) for copies 1..``copies``: kind 'p' a printed
+    string (forenames, keyname, a printed full name), 'b' a name block key, 'k' a name key
+    (names.Name.key), 'n' a normalized name (researchers.normalized_name). Returns the rows per
+    kind and the block and name keys that mapped two ways (kept: the first)."""
+    from wove_pipeline.matching.names import make_name, normalize_text
+
+    triples = conn.execute(f"SELECT DISTINCT forenames, keyname, suffix FROM wove.paper_authors WHERE {_BASE}").fetchall()
+    surnames, given = Counter(), Counter()
+    for forenames, keyname, _suffix in triples:
+        given.update(w.lower() for w in _words(forenames))
+        surnames.update(w.lower() for w in _words(keyname))
+    # frequencies by position, not by distinct string
+    for forenames, keyname, n in conn.execute(
+            f"SELECT forenames, keyname, count(*) FROM wove.paper_authors WHERE {_BASE} GROUP BY 1, 2"):
+        for w in _words(forenames):
+            given[w.lower()] += n - 1
+        for w in _words(keyname):
+            surnames[w.lower()] += n - 1
+    # a word printed with other letters ("Müller") stays, and so does the ASCII word it reads
+    # as once normalized ("Muller"): both give one block key, which must map one way
+    frozen = frozenset(w for f, k, _ in triples for x in (f, k) for w in normalize_text(x).split()
+                       if not all(p.isascii() for p in _WORD.findall(x or "")))
+    printed = {x for f, k, _ in triples for x in (f, k) if x}
+    for (a, b, c) in conn.execute(f"SELECT arxiv_name, s2_name, openalex_name FROM wove.authorships WHERE {_BASE}"):
+        printed.update(x for x in (a, b, c) if x)
+    displays = [r[0] for r in conn.execute("SELECT display_name FROM wove.researchers WHERE researcher_id < 10000000")]
+    printed.update(displays)
+    maps = permutations(surnames, given, copies, seed, frozen)
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    conn.execute(f"DROP TABLE IF EXISTS {SCHEMA}.name_map")
+    conn.execute(f"CREATE UNLOGGED TABLE {SCHEMA}.name_map (kind \"char\", k int, old text, new text)")
+    rows = Counter()
+    conflicts = Counter()
+    with conn.cursor().copy(f"COPY {SCHEMA}.name_map (kind, k, old, new) FROM STDIN") as copy:
+        for k, mapping in enumerate(maps, start=1):
+            for old in printed:
+                if (new := rename(old, mapping)) != old:
+                    copy.write_row(("p", k, old, new))
+                    rows["p"] += 1
+            blocks: dict[str, str] = {}
+            keys: dict[str, str] = {}
+            for forenames, keyname, suffix in triples:
+                a = make_name(forenames, None, keyname, suffix)
+                b = make_name(rename(forenames, mapping), None, rename(keyname, mapping), suffix)
+                conflicts["blocks"] += blocks.setdefault(a.block, b.block) != b.block
+                conflicts["keys"] += keys.setdefault(a.key, b.key) != b.key
+            for kind, pairs in (("b", blocks), ("k", keys),
+                                ("n", {normalize_text(d): normalize_text(rename(d, mapping)) for d in displays})):
+                for old, new in pairs.items():
+                    if new != old:
+                        copy.write_row((kind, k, old, new))
+                        rows[kind] += 1
+    conn.execute(f"ALTER TABLE {SCHEMA}.name_map ADD PRIMARY KEY (kind, k, old)")
+    conn.execute(f"ANALYZE {SCHEMA}.name_map")
+    log(f"  name maps: {dict(rows)} rows for {copies} copies; mapped two ways (the first kept): {dict(conflicts)}")
+    return {**rows, **{f"{k}_mapped_two_ways": v for k, v in conflicts.items()}}
+
+
+def drop_name_maps(conn: psycopg.Connection) -> None:
+    conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+
+
+def _mapped(kind: str, expr: str) -> str:
+    return (f"coalesce((SELECT m.new FROM {SCHEMA}.name_map m WHERE m.kind = '{kind}' AND m.k = g.k"
+            f" AND m.old = {expr}), {expr})")
+
+
+def _form(key: str) -> str:
+    """A stored name form (first\\tmiddle\\tlast\\tsuffix, or four tabs and a printed name) renamed."""
+    part = lambda n: f"split_part({key}, E'\\t', {n})"  # noqa: E731
+    return (f"CASE WHEN {key} LIKE E'\\t\\t\\t\\t%%' THEN E'\\t\\t\\t\\t' || {_mapped('p', part(5))} ELSE "
+            f"concat_ws(E'\\t', {_mapped('p', part(1))}, {_mapped('p', part(2))}, {_mapped('p', part(3))}, {part(4)}) END")
+
+
+# a profile's identifying token "<block>|<kind>:<value>": block and name-derived values renamed,
+# upstream ids suffixed as the copy's ids are (an ORCID as normalize_orcid reads the copy's)
+_TOKEN = ("{b} || '|' || CASE WHEN r LIKE 'n:%%' THEN 'n:' || {key} WHEN r LIKE 'c:%%' THEN 'c:' || {co}"
+          " WHEN r ~ '^[so]:' THEN r || '-c' || g.k WHEN r LIKE 'r:%%' THEN r || '-C' || g.k ELSE r END").format(
+    b=_mapped("b", "split_part(x, '|', 1)"), key=_mapped("k", "substr(r, 3)"), co=_mapped("b", "substr(r, 3)"))
+
+RENAMED: dict[str, dict[str, str]] = {
+    "paper_authors": {"keyname": _mapped("p", "t.keyname"), "forenames": _mapped("p", "t.forenames")},
+    "authorships": {c: _mapped("p", f"t.{c}") for c in ("arxiv_name", "s2_name", "openalex_name")},
+    "researchers": {"display_name": _mapped("p", "t.display_name"), "normalized_name": _mapped("n", "t.normalized_name")},
+    "researcher_mentions": {"block": _mapped("b", "t.block")},
+    "researcher_profiles": {
+        "blocks": f"(SELECT coalesce(array_agg({_mapped('b', 'x')} ORDER BY o), '{{}}') FROM unnest(t.blocks)"
+                  " WITH ORDINALITY u(x, o))",
+        "name_forms": f"(SELECT coalesce(jsonb_object_agg({_form('key')}, value), '{{}}'::jsonb) FROM jsonb_each(t.name_forms))",
+        "coauthors": f"(SELECT coalesce(jsonb_object_agg({_mapped('b', 'key')}, value), '{{}}'::jsonb) FROM jsonb_each(t.coauthors))",
+        "match_tokens": f"(SELECT coalesce(array_agg({_TOKEN} ORDER BY o), '{{}}') FROM unnest(t.match_tokens)"
+                        " WITH ORDINALITY u(x, o), LATERAL (SELECT substr(x, length(split_part(x, '|', 1)) + 2) AS r) rr)",
+        "representatives": ("(SELECT coalesce(jsonb_agg(jsonb_build_array(regexp_replace(e ->> 0, ':([0-9]+)$',"
+                            " '.c' || g.k || ':\\1'), e -> 1, " + _mapped("b", "e ->> 2") + ", e -> 3) ORDER BY o),"
+                            " '[]'::jsonb) FROM jsonb_array_elements(t.representatives) WITH ORDINALITY x(e, o))"),
+    },
+}
+
+
+def verify(conn: psycopg.Connection, sample: int = 200, log=print) -> dict[str, int]:
+    """Rebuild ``sample`` copied researchers' profiles from their copied (renamed) author
+    positions with the matcher's own code and count those whose stored name-derived fields
+    differ: the renaming in SQL must give what the pipeline would have built."""
+    from wove_pipeline.matching import profile_store
+    from wove_pipeline.matching.profiles import build_profile
+
+    ids = [r[0] for r in conn.execute(
+        "SELECT researcher_id FROM wove.researcher_profiles WHERE researcher_id >= 10000000"
+        " ORDER BY md5(researcher_id::text) LIMIT %s", (sample,))]
+    stored = profile_store.load_profiles(conn, ids)
+    columns = {r: (set(b), set(t)) for r, b, t in conn.execute(
+        "SELECT researcher_id, blocks, match_tokens FROM wove.researcher_profiles WHERE researcher_id = ANY(%s)", (ids,))}
+    members = profile_store.members_of(conn, ids)
+    differ = Counter()
+    example: dict[str, tuple] = {}
+    for rid in ids:
+        built, kept = build_profile(rid, members[rid]), stored[rid]
+        for field, a, b in (("blocks", set(built.blocks), columns[rid][0]),
+                            ("name_forms", dict(built.name_forms), dict(kept.name_forms)),
+                            ("coauthors", set(built.coauthors), set(kept.coauthors)),
+                            ("match_tokens", set(built.identifying_tokens()), columns[rid][1])):
+            if a != b:
+                differ[field] += 1
+                example.setdefault(field, (rid, sorted(a ^ b)[:4] if isinstance(a, set) else (a, b)))
+    log(f"  renamed profiles checked: {len(ids)}, differing {dict(differ) or 'none'} {example or ''}")
+    return {"checked": len(ids), **differ}
