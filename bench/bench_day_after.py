@@ -49,13 +49,17 @@ from bench.bench_day import CATCH_UP_DAYS, DAILY_ORDER, BenchEnv, chunks, load_a
 OUT = Path(os.environ.get("WOVE_BENCH_DAY_AFTER_OUT", "/tmp/wove-bench-day-after-copy"))
 START = dt.date(2025, 1, 1)
 SECTION = "Day after an archive (matching by profile)"
+SECTION_OTHER = "Day after an archive of other people (matching by profile)"  # figures of --people other
 PUBLISH_ORDER = ["researchers", "researcher_metrics", "serving"]
 # which matching code a figure was made with (R compares a size with the 10k day of the same)
-CODE = "bounded candidates, looked up by key, scored by position"
+CODE = "8 candidates a position, looked up by key, scored by position"
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
-FILE_TAG = {CODE: "bounded-by-key-per-position", CODE + OTHER_PEOPLE: "bounded-by-key-per-position-other-people", "bounded candidates, looked up by key": "bounded-by-key",
+FILE_TAG = {CODE: "8-candidates", CODE + OTHER_PEOPLE: "8-candidates-other-people",
+            "bounded candidates, looked up by key, scored by position": "bounded-by-key-per-position",
+            "bounded candidates, looked up by key, scored by position" + OTHER_PEOPLE:
+                "bounded-by-key-per-position-other-people", "bounded candidates, looked up by key": "bounded-by-key",
             "bounded candidates, read by index": "bounded-by-index",
             "bounded candidates, collaborations read by position": "bounded-by-position",
             "bounded candidates": "bounded", "candidates read light": "light",
@@ -248,10 +252,10 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             fig["publish_profile"] = sampler.summary()
         else:
             publish = run_job("real", "bench_publish", be.instance)
-        md = {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str))} for k, v in publish.metadata.items()}
+        md = {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str, dict))} for k, v in publish.metadata.items()}
         fig["day"].update({"daily_wall": daily.wall, "publish_wall": publish.wall, "steps": {**daily.steps, **publish.steps},
                            "rows": {**daily.rows, **publish.rows}, "researchers": md.get("researchers", {}),
-                           "serving": md.get("serving", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
+                           "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
                            "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
         guard.__exit__()
         fig["rss_peak_mib"] = _rss_mib()
@@ -341,6 +345,10 @@ foreign-key checks off, secondary indexes rebuilt after), about 16 s per copy of
 """
 
 
+FINDINGS_OTHER = """
+"""
+
+
 def report(write: bool = True) -> str:
     every = sorted((json.loads(p.read_text()) for p in OUT.glob("*.json")), key=lambda f: f["target"])
     figs = [f for f in every if f.get("status") == "done"]
@@ -349,6 +357,9 @@ def report(write: bool = True) -> str:
         raise SystemExit(f"no figures under {OUT}")
     for f in every:
         f.setdefault("code", EARLIER_CODE)
+    # an archive of other people's figures go to a section of their own, with what they say
+    other = any(OTHER_PEOPLE in f["code"] for f in every)
+    findings = FINDINGS_OTHER if other else FINDINGS
     tens = {f["code"]: f for f in figs if f["target"] == 10_000}
     # an archive of 10k papers has no copies: its day is the same whoever the copies would be
     base_of = lambda f: tens.get(f["code"]) or tens.get(f["code"].replace(OTHER_PEOPLE, ""), figs[0])  # noqa: E731
@@ -415,12 +426,13 @@ def report(write: bool = True) -> str:
                   f"{v['positions_linked']:,} of its {v['positions']:,} positions linked, {v['positions_served']:,} listed "
                   f"with their researcher on the papers' rows, {v['researcher_papers_rows']:,} researcher_papers rows."
                   for f in figs if (v := f["day"].get("served")))
-        + ("\n\n" + FINDINGS.strip() if FINDINGS.strip() else ""))
+        + ("\n\n" + findings.strip() if findings.strip() else ""))
     if write:
         from bench.results import write_section
 
         sizes = " ".join(f"--papers {t}" for t in sorted({f["target"] for f in figs + unfinished}))
-        write_section(SECTION, body, command=f".venv/bin/python -m bench.bench_day_after {sizes}")
+        write_section(SECTION_OTHER if other else SECTION, body,
+                      command=f".venv/bin/python -m bench.bench_day_after {sizes}" + (" --people other" if other else ""))
     return body
 
 

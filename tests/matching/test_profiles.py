@@ -102,7 +102,7 @@ def test_a_bounded_position_scored_as_pairs_decides_as_against_every_member(monk
     from wove_pipeline.matching.profiles import build_profiles
 
     old, new, base = _acl_blocks_split()
-    config = MatchConfig(candidate_clusters=4)
+    config = MatchConfig(profile_candidates=4)
     profiles = build_profiles(old, base.clusters)
     reps = {r.mention_id for p in profiles.values() for r in p.representatives}
     sizes = Counter(b for p in profiles.values() for b in p.blocks)

@@ -90,7 +90,7 @@ def test_redirects_and_overrides_through_profiles(env, world):  # noqa: F811
 
 
 def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, monkeypatch):  # noqa: F811
-    """With blocks crowded (more profiles than candidate_clusters), the day reads each new
+    """With blocks crowded (more profiles than profile_candidates), the day reads each new
     position's candidates from researcher_profiles.match_tokens: exactly the profiles the
     same rule picks over every profile in memory, fewer than the blocks hold; the day lands."""
     from collections import Counter
@@ -103,7 +103,7 @@ def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, mon
     harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=1))
     match(url)
     harvest_days(resources, world.end_day, world.end_day)
-    config = MatchConfig(candidate_clusters=2)
+    config = MatchConfig(profile_candidates=2)
     seen = {}
     real_load = profile_store.load_candidates
 

@@ -17,9 +17,14 @@ class MatchConfig:
     size_exponent: float | None = None  # both lowered for bigger groups (cluster.merge_threshold); None: the model's
     max_block: int = 2000  # blocks above this are sub-blocked
     # big blocks: a mention is assigned against the representatives of at most this many
-    # candidate clusters (big_block.py: work per mention bounded); the daily assignment by
-    # profile likewise in a block holding more profiles (profile_assign); 0: against every member
+    # candidate clusters (big_block.py: work per mention bounded); 0: against every member
     candidate_clusters: int = 32
+    # the daily assignment by profile likewise, in a block holding more profiles than this
+    # (profile_assign.bounded_candidates): what a day reads stays near a small archive's as
+    # blocks grow. 8, not 32: on the six real sets the newest 10% decide within 0.003 B3 F1 of
+    # 32 (tests/matching/test_profiles.py), and an archive's day reads a fraction of the
+    # representatives (bench/RESULTS.md "Day after an archive"); 0: every profile of the block
+    profile_candidates: int = 8
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
     workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)

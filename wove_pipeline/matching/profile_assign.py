@@ -18,8 +18,8 @@ What changes is where the evidence comes from:
 * the **name features** that read the whole block (how many mentions' names fit either
   side, distinct first names, how common the full name is) are computed from every
   profile's name-form counts, as if every member were loaded;
-* **in a crowded block** (more profiles than ``MatchConfig.candidate_clusters``), a new
-  mention's candidates are the ``candidate_clusters`` profiles sharing the most identifying
+* **in a crowded block** (more profiles than ``MatchConfig.profile_candidates``), a new
+  mention's candidates are the ``profile_candidates`` profiles sharing the most identifying
   tokens with it (its full name, a co-author key, an affiliation, an upstream id:
   ``bounded_candidates``), as in the full re-match's big blocks (big_block.py), so
   that what a day reads and scores does not grow with the block; a profile sharing none
@@ -70,16 +70,16 @@ def _profile_keys(p: Profile) -> list[tuple]:
 
 
 def crowded(new_mentions: Iterable[Mention], block_profiles: Mapping[str, int], cfg: MatchConfig) -> list[Mention]:
-    """The new mentions whose block holds more profiles than ``cfg.candidate_clusters``."""
-    if not cfg.candidate_clusters:
+    """The new mentions whose block holds more profiles than ``cfg.profile_candidates``."""
+    if not cfg.profile_candidates:
         return []
-    return [m for m in new_mentions if block_profiles.get(m.block, 0) > cfg.candidate_clusters]
+    return [m for m in new_mentions if block_profiles.get(m.block, 0) > cfg.profile_candidates]
 
 
 def bounded_candidates(mentions: Iterable[Mention], postings: Mapping[str, Sequence[int]],
                        cfg: MatchConfig) -> dict[str, set[int]]:
     """Each (crowded) mention's candidate profiles: those sharing an identifying token with it,
-    the ``cfg.candidate_clusters`` sharing the most (ties: the older profile). ``postings``:
+    the ``cfg.profile_candidates`` sharing the most (ties: the older profile). ``postings``:
     token -> the profiles holding it; a token held by more than TOKEN_POSTING (a co-author
     key like "w wang" in "y zhang") tells nobody apart and selects none."""
     out: dict[str, set[int]] = {}
@@ -89,7 +89,7 @@ def bounded_candidates(mentions: Iterable[Mention], postings: Mapping[str, Seque
             holders = postings.get(t, ())
             if len(holders) <= TOKEN_POSTING:
                 shared.update(holders)
-        out[m.mention_id] = set(sorted(shared, key=lambda label: (-shared[label], label))[: cfg.candidate_clusters])
+        out[m.mention_id] = set(sorted(shared, key=lambda label: (-shared[label], label))[: cfg.profile_candidates])
     return out
 
 

@@ -27,7 +27,7 @@ COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors"
 # (profile_assign: name forms, ORCIDs, id pairs, representatives) and whether each is current
 # (built at or after its researcher's row was written, counting as many members); and, whole,
 # only the profiles the day updates (by researcher id). A day's candidates: every profile of a
-# name block holding at most candidate_clusters of them; in a crowded block, those sharing the
+# name block holding at most profile_candidates of them; in a crowded block, those sharing the
 # most identifying tokens with a new position (profile_assign.bounded_candidates, from the
 # match_tokens index: what is read does not grow with the block); anywhere, those sharing an
 # ORCID, or an S2 and an OpenAlex author id, with one.
@@ -123,7 +123,7 @@ def load_candidates(conn: psycopg.Connection, mentions: list[Mention], config: M
     of those a run updates."""
     cfg = config or MatchConfig()
     blocks = sorted({m.block for m in mentions})
-    sizes = dict(conn.execute(BLOCK_PROFILES_SQL, {"blocks": blocks, "cap": cfg.candidate_clusters + 1}))
+    sizes = dict(conn.execute(BLOCK_PROFILES_SQL, {"blocks": blocks, "cap": cfg.profile_candidates + 1}))
     busy = crowded(mentions, sizes, cfg)
     tokens = sorted({t for m in busy for t in identifying_tokens(m)})
     postings: dict[str, list[int]] = defaultdict(list)
