@@ -136,6 +136,15 @@ _METRICS_ROW = """INSERT INTO wove.researcher_metrics (researcher_id, papers_her
                   VALUES (%s, 1, %s, 10, 1, 1, 1, 0, 0, 1, 1, '[]', '[]', %s, %s)"""
 
 
+def _assert_guards_gone(database_url: str, names: set[str], standing: str) -> None:
+    """Every guard check of ``names`` but ``standing`` fails, finding no guard in force."""
+    evals = _run_checks(database_url, names)
+    assert evals[standing].passed
+    for n in names - {standing}:
+        assert not evals[n].passed and evals[n].severity == dg.AssetCheckSeverity.ERROR, n
+        assert evals[n].metadata["guards"].value == []
+
+
 def test_row_rules_are_refused_by_the_database_and_checked_as_constraints(database_url):
     names = {c[1] for c in ck.CHECK_CONSTRAINTS}
     evals = _run_checks(database_url, names)
@@ -168,11 +177,7 @@ def test_row_rules_are_refused_by_the_database_and_checked_as_constraints(databa
         conn.execute("ALTER TABLE wove.authorships DROP CONSTRAINT authorships_confidence_in_range")
         conn.execute("ALTER TABLE wove.authorships ADD CONSTRAINT authorships_in_range"
                      " CHECK (s2_confidence BETWEEN 0 AND 1 AND openalex_confidence BETWEEN 0 AND 1)")
-    evals = _run_checks(database_url, names)
-    assert evals["papers_versions_consistent"].passed
-    for n in names - {"papers_versions_consistent"}:
-        assert not evals[n].passed and evals[n].severity == dg.AssetCheckSeverity.ERROR, n
-        assert evals[n].metadata["guards"].value == []
+    _assert_guards_gone(database_url, names, standing="papers_versions_consistent")
 
 
 def test_uniqueness_checks_fail_when_the_guarding_index_is_gone(database_url):
@@ -217,11 +222,7 @@ def test_orphan_checks_fail_when_the_foreign_key_is_gone_or_off(database_url):
         conn.execute("ALTER TABLE wove.authorships DROP CONSTRAINT authorships_arxiv_id_position_fkey")
         conn.execute("ALTER TABLE wove.authorships ADD CONSTRAINT authorships_arxiv_id_position_fkey"
                      " FOREIGN KEY (arxiv_id, position) REFERENCES wove.paper_authors NOT VALID")
-    evals = _run_checks(database_url, names)
-    assert evals["researcher_metrics_have_researcher"].passed
-    for n in names - {"researcher_metrics_have_researcher"}:
-        assert not evals[n].passed and evals[n].severity == dg.AssetCheckSeverity.ERROR, n
-        assert evals[n].metadata["guards"].value == []
+    _assert_guards_gone(database_url, names, standing="researcher_metrics_have_researcher")
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute("ALTER TABLE wove.paper_authors ENABLE TRIGGER ALL")
     assert _run_checks(database_url, names)["paper_authors_have_paper"].passed
