@@ -65,8 +65,7 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     mentions, evidence = load_mentions(conn, seeds)
     by_id = {m.mention_id: m for m in mentions}
     state = dict(conn.execute(
-        "SELECT arxiv_id, content FROM wove.matching_state ms WHERE arxiv_id = ANY(%(ids)s)"
-        " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)", {"ids": seeds}).fetchall())
+        "SELECT arxiv_id, content FROM wove.matching_state WHERE arxiv_id = ANY(%(ids)s)", {"ids": seeds}).fetchall())
     changed = {p for p, h in evidence.items() if state.get(p) != h}
     previous = {mention_id(a, p): r for a, p, r in conn.execute(
         "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)", (seeds,))}

@@ -188,12 +188,11 @@ def match_researchers(
     else:
         (mentions, evidence), papers = load_mentions(conn), None
     by_id = {m.mention_id: m for m in mentions}
-    # matching_state rows of the papers whose evidence was hashed, and of papers that left
-    # the corpus (plain tuples below: these read a row per loaded paper or position)
+    # matching_state rows of the papers whose evidence was hashed (a paper that left the corpus
+    # took its row along: migration 0021) (plain tuples below: these read a row per loaded
+    # paper or position)
     state = dict(conn.execute(
-        "SELECT arxiv_id, content FROM wove.matching_state ms"
-        " WHERE (%(all)s OR arxiv_id = ANY(%(ids)s))"
-        " OR NOT EXISTS (SELECT 1 FROM wove.papers p WHERE p.arxiv_id = ms.arxiv_id)",
+        "SELECT arxiv_id, content FROM wove.matching_state WHERE %(all)s OR arxiv_id = ANY(%(ids)s)",
         {"all": papers is None, "ids": [p for p, h in evidence.items() if h is not None]}).fetchall())
     changed_papers = {p for p, h in evidence.items() if h is not None and state.get(p) != h}
     # links of the loaded positions, every link of the changed papers (a position a paper
