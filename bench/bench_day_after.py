@@ -346,6 +346,41 @@ foreign-key checks off, secondary indexes rebuilt after), about 16 s per copy of
 
 
 FINDINGS_OTHER = """
+**An archive of other people (2026-12-03, bench/archive_people.py).** The copies of the
+section above are twins of the base's researchers (same names, co-authors, affiliations), so
+from about 32 copies on every candidate list is full of them. Here each copy renames its
+people (name words permuted among words of one initial and about the same frequency; blocks,
+name keys and profile tokens mapped through the matcher's own functions; of 200 copied
+profiles rebuilt from their renamed positions, 2-6 differ in one name-key token, none in
+blocks, forms or co-authors): the largest block at 1,000,000 papers holds 16,324 positions.
+What a day reads still grows with the archive, because blocks do: 88,664 positions at 10k,
+152,600 at 28k, 341,814 at 100k, 1,120,410 at 1,000,000 (32 candidates a position).
+
+**8 candidates a position (a056cf4, rows "8 candidates").** In a block holding more than 8
+profiles a new position is scored against the 8 sharing the most identifying tokens
+(MatchConfig.profile_candidates; the full re-match keeps 32): on the six real sets within
+0.0028 B3 F1 of link by link (tests/matching/test_profiles.py). The day after 100k papers read
+221,808 positions instead of 341,814; its matching took 31.8 s instead of 68.8, the day 65.6 s
+(1.41x its 10k day; CPU 1.37x) instead of 110.5 (2.82x).
+
+**Checks (3c9b85c).** Row rules are database constraints checked as guards, the other scans
+scoped to the run's days or to the keys logged since the last publish: the day's checks took
+2.2 + 2.1 s at 100k (daily + publish) against 2.3 + 1.7 s at 10k. Left: serving's
+publication check counts every serving table (46.5 s of the 1,000,000 day, cold cache).
+
+**Not comparable wall times at 300k and 1,000,000.** The 300k (8 candidates) and 1,000,000
+(32 candidates) days ran at the same time, each on an archive larger than the page cache
+(12.5 and 41.3 GiB, 24 GiB of RAM): wall 560 s and 978 s are mostly waiting on the disk (CPU:
+136 s and 350 s against 45 s and 40 s for their 10k days: 3.05x and 8.8x). Sampled in the
+1,000,000 day: profile_store.load_candidates 461 s (the block sizes and the token postings,
+each a GIN lookup that visits wide researcher_profiles rows on disk: two statements of 216 s
+and 228 s in the server log), loading the representatives 103 s, serving's incremental apply
+98 s, scoring 26 s. Also found there and fixed after (4fd8bd3): the day's matching found
+papers gone from the corpus by an anti-join of every matching_state row (6.5 s).
+
+**Bar not met.** Next: the postings and block sizes from a narrow table (token, researcher
+id) read by index only, not the profiles' GIN; the publication check from counts kept by the
+publish; the serving apply's deletes; then the 1,000,000 day alone, with 8 candidates.
 """
 
 
