@@ -88,24 +88,22 @@ def rename(text: str | None, mapping: dict[str, str]) -> str | None:
     return _WORD.sub(sub, text)
 
 
-_BASE = "arxiv_id !~ '[.]c[0-9]+$'"
-
-
 def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=print) -> dict[str, int]:
     """Fill bench_copy.name_map (kind, k, old, new) for copies 1..``copies``: kind 'p' a printed
     string (forenames, keyname, a printed full name), 'b' a name block key, 'k' a name key
     (names.Name.key), 'n' a normalized name (researchers.normalized_name). Returns the rows per
     kind and the block and name keys that mapped two ways (kept: the first)."""
+    from bench.archive_copy import _BASE_AX, RID_STRIDE
     from wove_pipeline.matching.names import make_name, normalize_text
 
-    triples = conn.execute(f"SELECT DISTINCT forenames, keyname, suffix FROM wove.paper_authors WHERE {_BASE}").fetchall()
+    triples = conn.execute(f"SELECT DISTINCT forenames, keyname, suffix FROM wove.paper_authors t WHERE {_BASE_AX}").fetchall()
     surnames, given = Counter(), Counter()
     for forenames, keyname, _suffix in triples:
         given.update(w.lower() for w in _words(forenames))
         surnames.update(w.lower() for w in _words(keyname))
     # frequencies by position, not by distinct string
     for forenames, keyname, n in conn.execute(
-            f"SELECT forenames, keyname, count(*) FROM wove.paper_authors WHERE {_BASE} GROUP BY 1, 2"):
+            f"SELECT forenames, keyname, count(*) FROM wove.paper_authors t WHERE {_BASE_AX} GROUP BY 1, 2"):
         for w in _words(forenames):
             given[w.lower()] += n - 1
         for w in _words(keyname):
@@ -115,9 +113,10 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
     frozen = frozenset(w for f, k, _ in triples for x in (f, k) for w in normalize_text(x).split()
                        if not all(p.isascii() for p in _WORD.findall(x or "")))
     printed = {x for f, k, _ in triples for x in (f, k) if x}
-    for (a, b, c) in conn.execute(f"SELECT arxiv_name, s2_name, openalex_name FROM wove.authorships WHERE {_BASE}"):
+    for (a, b, c) in conn.execute(f"SELECT arxiv_name, s2_name, openalex_name FROM wove.authorships t WHERE {_BASE_AX}"):
         printed.update(x for x in (a, b, c) if x)
-    displays = [r[0] for r in conn.execute("SELECT display_name FROM wove.researchers WHERE researcher_id < 10000000")]
+    displays = [r[0] for r in conn.execute("SELECT display_name FROM wove.researchers WHERE researcher_id < %s",
+                                           (RID_STRIDE,))]
     printed.update(displays)
     maps = permutations(surnames, given, copies, seed, frozen)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
@@ -195,12 +194,13 @@ def verify(conn: psycopg.Connection, sample: int = 200, log=print) -> dict[str, 
     """Rebuild ``sample`` copied researchers' profiles from their copied (renamed) author
     positions with the matcher's own code and count those whose stored name-derived fields
     differ: the renaming in SQL must give what the pipeline would have built."""
+    from bench.archive_copy import RID_STRIDE
     from wove_pipeline.matching import profile_store
     from wove_pipeline.matching.profiles import build_profile
 
     ids = [r[0] for r in conn.execute(
-        "SELECT researcher_id FROM wove.researcher_profiles WHERE researcher_id >= 10000000"
-        " ORDER BY md5(researcher_id::text) LIMIT %s", (sample,))]
+        "SELECT researcher_id FROM wove.researcher_profiles WHERE researcher_id >= %s"
+        " ORDER BY md5(researcher_id::text) LIMIT %s", (RID_STRIDE, sample))]
     stored = profile_store.load_profiles(conn, ids)
     columns = {r: (set(b), set(t)) for r, b, t in conn.execute(
         "SELECT researcher_id, blocks, match_tokens FROM wove.researcher_profiles WHERE researcher_id = ANY(%s)", (ids,))}

@@ -66,6 +66,10 @@ FILE_TAG = {CODE: "8-candidates", CODE + OTHER_PEOPLE: "8-candidates-other-peopl
             "candidates read whole": "whole"}
 
 
+def _code(people: str) -> str:
+    return CODE + (OTHER_PEOPLE if people == "other" else "")
+
+
 def _figures_path(target: int, code: str = CODE) -> Path:
     return OUT / f"{target}-{FILE_TAG[code]}.json"
 
@@ -197,8 +201,9 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
     from bench.bench_backfill import _commit, _openalex_budget
     from wove_pipeline.sandbox.generator import generate_world
 
-    code = CODE + (OTHER_PEOPLE if people == "other" else "")
+    code = _code(people)
     path = _figures_path(target, code)
+    log = lambda s: print(f"[{target}]{s}", flush=True)  # noqa: E731
     fig: dict = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days, "seed": seed, "shape": shape,
                  "commit": _commit(), "status": "generating", "started": dt.datetime.now(dt.timezone.utc).isoformat()}
     OUT.mkdir(parents=True, exist_ok=True)
@@ -223,13 +228,13 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             fig["copies"] = copies
             print(f"[{target}] base {fig['base']['papers']:,} papers in {fig['base_s']:.0f} s; {copies} copies", flush=True)
             t0 = time.perf_counter()
-            fig["grow_s"] = grow(conn, copies, people=people, seed=seed, log=lambda s: print(f"[{target}]{s}", flush=True))
+            fig["grow_s"] = grow(conn, copies, people=people, seed=seed, log=log)
             if copies and people == "other":
                 from bench.archive_people import verify
 
-                fig["renamed_check"] = verify(conn, log=lambda s: print(f"[{target}]{s}", flush=True))
+                fig["renamed_check"] = verify(conn, log=log)
             if copies:
-                fig["grow_s"].update(derive(conn, log=lambda s: print(f"[{target}]{s}", flush=True)))
+                fig["grow_s"].update(derive(conn, log=log))
             else:  # as derive ends: every size's day starts on vacuumed, analyzed tables
                 conn.execute("VACUUM ANALYZE")
             fig["grow_wall"] = time.perf_counter() - t0
@@ -491,7 +496,7 @@ def main(argv: list[str] | None = None) -> None:
                 run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib,
                          args.people)
             except KeyboardInterrupt:
-                stopped = _figures_path(n, CODE + (OTHER_PEOPLE if args.people == "other" else ""))
+                stopped = _figures_path(n, _code(args.people))
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
                     raise
                 print(f"[{n}] stopped; next size", flush=True)  # the memory guard: its figures are written

@@ -194,20 +194,20 @@ def _rows_in_scope(context: dg.AssetCheckExecutionContext, conn, table: str, sco
 
 
 def sql_check(asset: str, name: str, description: str, violations_sql: str, *, tables: Sequence[str],
-              scoped: str | None = None, scope: str | None = None, blocking: bool = True,
+              scoped: str, scope: str, blocking: bool = True,
               severity: dg.AssetCheckSeverity = ERROR) -> dg.AssetChecksDefinition:
     """A check that passes when `violations_sql` (SELECT ... rows that break the rule) returns
-    no row. With a `scope`, `{rows}` in it stands for the rows of table `scoped` in scope
-    (_rows_in_scope). The first SAMPLE_ROWS violations go into the metadata."""
+    no row; `{rows}` in it stands for the rows of table `scoped` in `scope` (_rows_in_scope).
+    The first SAMPLE_ROWS violations go into the metadata."""
 
     @dg.asset_check(asset=dg.AssetKey(asset), name=name, blocking=blocking,
-                    description=description + (_SCOPE_NOTE[scope] if scope else ""))
+                    description=description + _SCOPE_NOTE[scope])
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
             _read_only(conn)
             if (skipped := _skipped_unless_migrated(conn, tables)) is not None:
                 return skipped
-            rows, params, in_words = _rows_in_scope(context, conn, scoped, scope, tables) if scope else ("", {}, "")
+            rows, params, in_words = _rows_in_scope(context, conn, scoped, scope, tables)
             violations = sql.SQL(violations_sql.replace("{rows}", rows))
             count = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM ({}) v").format(violations), params)
             sample = db.fetch_all(conn, sql.SQL("SELECT * FROM ({}) v LIMIT {}").format(
@@ -215,7 +215,7 @@ def sql_check(asset: str, name: str, description: str, violations_sql: str, *, t
         return dg.AssetCheckResult(
             passed=count == 0,
             severity=severity,
-            metadata={"violations": int(count), **({"scope": in_words} if scope else {}),
+            metadata={"violations": int(count), "scope": in_words,
                       "sample": dg.MetadataValue.json([{k: str(v) for k, v in row.items()} for row in sample])},
         )
 
