@@ -6,6 +6,7 @@ import datetime as dt
 import psycopg
 import pytest
 
+from tests.researchers.test_profiles_db import profile_keys
 from tests.researchers.test_researchers_stage import harvest_days, match, snapshot, world  # noqa: F401
 from wove_pipeline.matching import rematch
 
@@ -54,6 +55,8 @@ def test_a_first_run_by_shards_writes_the_links_of_a_full_run(env, world, clone_
     assert {rename[rid]: row for rid, row in sharded[1].items()} == full[1]
     assert sharded[2] == full[2]  # evidence hashes and input fingerprints as a full run keeps them
     assert {rename[rid]: row for rid, row in sharded[3].items()} == full[3]  # the profiles daily runs read
+    held, derived = profile_keys(other)
+    assert held == derived and held  # and the keys they are found by
     # the daily run continues from it: nothing moved
     assert match(other).mode == "unchanged"
 

@@ -19,6 +19,15 @@ def profiles(url):
             conn.execute("SELECT count(*) FROM wove.researchers").fetchone()[0]
 
 
+def profile_keys(url):
+    """(the keys wove.profile_keys holds, those its profiles' blocks and tokens say it must)."""
+    with psycopg.connect(url) as conn:
+        held = set(conn.execute("SELECT key, researcher_id FROM wove.profile_keys").fetchall())
+        derived = set(conn.execute("SELECT k, researcher_id FROM wove.researcher_profiles,"
+                                   " unnest(blocks || match_tokens) k").fetchall())
+    return held, derived
+
+
 def check_profiles(url):
     rows, n = profiles(url)
     assert len(rows) == n  # every researcher has its profile
@@ -26,6 +35,8 @@ def check_profiles(url):
         assert count == r_count and fresh, rid
         assert 1 <= n_reps <= 16 and abs(weights - count) < 1e-6, rid
         assert blocks
+    held, derived = profile_keys(url)  # the lookup table follows every write (migration 0022's triggers)
+    assert held == derived and any("|" in k for k, _ in held) and any("|" not in k for k, _ in held)
 
 
 def test_day_by_profile_keeps_profiles_and_decides_as_link_by_link(env, world, monkeypatch, clone_database):  # noqa: F811
@@ -91,7 +102,7 @@ def test_redirects_and_overrides_through_profiles(env, world):  # noqa: F811
 
 def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, monkeypatch):  # noqa: F811
     """With blocks crowded (more profiles than profile_candidates), the day reads each new
-    position's candidates from researcher_profiles.match_tokens: exactly the profiles the
+    position's candidates from wove.profile_keys: exactly the profiles the
     same rule picks over every profile in memory, fewer than the blocks hold; the day lands."""
     from collections import Counter
 

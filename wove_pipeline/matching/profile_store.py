@@ -1,6 +1,7 @@
-"""Researcher profiles in the database (wove.researcher_profiles, migrations 0017, 0019): read
-by name block, identifying token and upstream id, written in the matching run's transaction, rebuilt from a
-researcher's links where a run finds one stale or missing."""
+"""Researcher profiles in the database (wove.researcher_profiles, migrations 0017, 0019, 0022):
+read by name block, identifying token (wove.profile_keys) and upstream id, written in the
+matching run's transaction, rebuilt from a researcher's links where a run finds one stale or
+missing."""
 
 from __future__ import annotations
 
@@ -28,17 +29,18 @@ COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors"
 # (built at or after its researcher's row was written, counting as many members); and, whole,
 # only the profiles the day updates (by researcher id). A day's candidates: every profile of a
 # name block holding at most profile_candidates of them; in a crowded block, those sharing the
-# most identifying tokens with a new position (profile_assign.bounded_candidates, from the
-# match_tokens index: what is read does not grow with the block); anywhere, those sharing an
-# ORCID, or an S2 and an OpenAlex author id, with one.
+# most identifying tokens with a new position (profile_assign.bounded_candidates); anywhere,
+# those sharing an ORCID, or an S2 and an OpenAlex author id, with one. Blocks and tokens are
+# looked up in wove.profile_keys (migration 0022), a B-tree read in researcher-id order up to
+# a cap, never visiting the wide profile rows: what is read does not grow with the block.
 BLOCK_PROFILES_SQL = """
-SELECT b, (SELECT count(*) FROM (SELECT 1 FROM wove.researcher_profiles p WHERE p.blocks @> ARRAY[b] LIMIT %(cap)s) s)
+SELECT b, (SELECT count(*) FROM (SELECT 1 FROM wove.profile_keys k WHERE k.key = b LIMIT %(cap)s) s)
 FROM unnest(%(blocks)s::text[]) b
 """
 
 POSTINGS_SQL = """
 SELECT t, h.researcher_id FROM unnest(%(tokens)s::text[]) t,
-LATERAL (SELECT p.researcher_id FROM wove.researcher_profiles p WHERE p.match_tokens @> ARRAY[t] LIMIT %(cap)s) h
+LATERAL (SELECT k.researcher_id FROM wove.profile_keys k WHERE k.key = t ORDER BY k.researcher_id LIMIT %(cap)s) h
 """
 
 # Every lookup is one key against one index (a LATERAL per block, ORCID and id pair), and
@@ -48,7 +50,7 @@ LATERAL (SELECT p.researcher_id FROM wove.researcher_profiles p WHERE p.match_to
 CANDIDATES_SQL = """
 WITH hit AS (
     SELECT h.researcher_id FROM unnest(%(blocks)s::text[]) b,
-        LATERAL (SELECT p.researcher_id FROM wove.researcher_profiles p WHERE p.blocks @> ARRAY[b]) h
+        LATERAL (SELECT k.researcher_id FROM wove.profile_keys k WHERE k.key = b) h
     UNION SELECT unnest(%(ids)s::bigint[])
     UNION SELECT h.researcher_id FROM unnest(%(orcids)s::text[]) o,
         LATERAL (SELECT p.researcher_id FROM wove.researcher_profiles p WHERE p.orcids @> ARRAY[o]) h
