@@ -286,10 +286,11 @@ class BenchEnv:
     ``sandbox_setup(server)`` configures the endpoints before the fork."""
 
     def __init__(self, world, *, today: dt.date, prefix: str = "wove-bench-", keep: bool = False,
-                 sandbox_setup=None):
+                 sandbox_setup=None, home: Path | None = None):
         for var in ("WOVE_DATABASE_URL", "DAGSTER_PG_URL", "DAGSTER_HOME", "WOVE_DATA_DIR"):
             os.environ.pop(var, None)
-        self.home = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+        # ``home``: one a kept BenchEnv left (its database started again, migrations applied)
+        self.home = home or Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
         os.environ["WOVE_HOME"] = str(self.home)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from wove_pipeline.cli.runtime import bring_up

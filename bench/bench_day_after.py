@@ -25,7 +25,10 @@ days plus one) in its own embedded PostgreSQL under /tmp:
    size), its partition's daily run and then publish (researchers by profile ->
    researcher_metrics -> serving), timed per step from the runs' events.
 
-Steps 1-2 are not timed as the day. Lines ``day after N papers: S s (R x the 10k day)`` go to
+Steps 1-2 are not timed as the day. A 1,000,000-paper archive takes an hour to grow: with
+``--keep`` a size stops after step 2 and keeps its home (its path in the size's JSON), and
+``--day-on HOME`` runs step 3 there later, with the code of that moment (once: the day
+changes the archive). Lines ``day after N papers: S s (R x the 10k day)`` go to
 RESULTS.md with a per-stage table.
 """
 
@@ -194,18 +197,24 @@ def _archive_counts(conn) -> dict:
 
 
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
-             rss_limit_gib: float = 8.5, people: str = "twins") -> dict:
+             rss_limit_gib: float = 8.5, people: str = "twins", keep: bool = False, day_on: Path | None = None) -> dict:
     import psycopg
 
-    from bench.archive_copy import derive, grow
     from bench.bench_backfill import _commit, _openalex_budget
     from wove_pipeline.sandbox.generator import generate_world
 
     code = _code(people)
     path = _figures_path(target, code)
     log = lambda s: print(f"[{target}]{s}", flush=True)  # noqa: E731
-    fig: dict = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days, "seed": seed, "shape": shape,
-                 "commit": _commit(), "status": "generating", "started": dt.datetime.now(dt.timezone.utc).isoformat()}
+    if day_on:  # the archive a --keep run grew: its figures so far, the day now
+        fig = json.loads(path.read_text())
+        if fig.get("status") != "archive kept" or fig.get("home") != str(day_on):
+            raise SystemExit(f"{path}: no archive kept at {day_on} (status {fig.get('status')!r})")
+        fig["commit"] = _commit()
+    else:
+        fig = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days,
+               "seed": seed, "shape": shape, "commit": _commit(), "status": "generating",
+               "started": dt.datetime.now(dt.timezone.utc).isoformat()}
     OUT.mkdir(parents=True, exist_ok=True)
     world = generate_world(seed=seed, papers_per_day=per_day, days=base_days + 1, start_day=START, shape=shape)
     day = START + dt.timedelta(days=base_days)
@@ -214,31 +223,19 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                   "ids_digest": hashlib.sha256(" ".join(sorted(p.arxiv_id for p in records)).encode()).hexdigest()[:12]}
     setup, run_config = _openalex_budget(5.0)
     with BenchEnv(world, today=world.end_day + dt.timedelta(days=CATCH_UP_DAYS), prefix="wove-bench-day-after-",
-                  sandbox_setup=setup) as be:
+                  sandbox_setup=setup, keep=keep, home=day_on) as be:
         del world, records
         gc.collect()
-        t0 = time.perf_counter()
-        for first, last in chunks(START, day - dt.timedelta(days=1), 31):
-            run_job("real", "bench_daily", be.instance, first, last, run_config)
-        run_job("real", "bench_publish", be.instance)
-        fig["base_s"] = time.perf_counter() - t0
-        with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-            fig["base"] = _archive_counts(conn)
-            copies = max(0, round(target / fig["base"]["papers"]) - 1)
-            fig["copies"] = copies
-            print(f"[{target}] base {fig['base']['papers']:,} papers in {fig['base_s']:.0f} s; {copies} copies", flush=True)
-            t0 = time.perf_counter()
-            fig["grow_s"] = grow(conn, copies, people=people, seed=seed, log=log)
-            if copies and people == "other":
-                from bench.archive_people import verify
-
-                fig["renamed_check"] = verify(conn, log=log)
-            if copies:
-                fig["grow_s"].update(derive(conn, log=log))
-            else:  # as derive ends: every size's day starts on vacuumed, analyzed tables
+        if not day_on:
+            _grow_archive(be, fig, target, people, seed, run_config, day, log)
+        else:  # migrations written since it was grown have run: their tables vacuumed, analyzed as the rest
+            with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
                 conn.execute("VACUUM ANALYZE")
-            fig["grow_wall"] = time.perf_counter() - t0
-            fig["archive"] = _archive_counts(conn)
+        if keep:
+            fig.update(status="archive kept", home=str(be.home))
+            path.write_text(json.dumps(fig, indent=1, default=str))
+            log(f" archive kept in {be.home}: run the day with --day-on {be.home}")
+            return fig
         fig["status"] = "archive ready, day running"
         path.write_text(json.dumps(fig, indent=1, default=str))
         print(f"[{target}] archive {fig['archive']} (grown in {fig['grow_wall']:.0f} s); the day {fig['day']}", flush=True)
@@ -271,6 +268,36 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
     d = fig["day"]
     print(f"[{target}] day after {fig['archive']['papers']:,} papers: {d['daily_wall'] + d['publish_wall']:.1f} s", flush=True)
     return fig
+
+
+def _grow_archive(be, fig: dict, target: int, people: str, seed: int, run_config, day: dt.date, log) -> None:
+    """Steps 1 and 2: the base archive through the daily assets and a publish, grown by copies."""
+    import psycopg
+
+    from bench.archive_copy import derive, grow
+
+    t0 = time.perf_counter()
+    for first, last in chunks(START, day - dt.timedelta(days=1), 31):
+        run_job("real", "bench_daily", be.instance, first, last, run_config)
+    run_job("real", "bench_publish", be.instance)
+    fig["base_s"] = time.perf_counter() - t0
+    with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
+        fig["base"] = _archive_counts(conn)
+        copies = max(0, round(target / fig["base"]["papers"]) - 1)
+        fig["copies"] = copies
+        print(f"[{target}] base {fig['base']['papers']:,} papers in {fig['base_s']:.0f} s; {copies} copies", flush=True)
+        t0 = time.perf_counter()
+        fig["grow_s"] = grow(conn, copies, people=people, seed=seed, log=log)
+        if copies and people == "other":
+            from bench.archive_people import verify
+
+            fig["renamed_check"] = verify(conn, log=log)
+        if copies:
+            fig["grow_s"].update(derive(conn, log=log))
+        else:  # as derive ends: every size's day starts on vacuumed, analyzed tables
+            conn.execute("VACUUM ANALYZE")
+        fig["grow_wall"] = time.perf_counter() - t0
+        fig["archive"] = _archive_counts(conn)
 
 
 def _day_s(f: dict) -> float:
@@ -489,12 +516,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-write", action="store_true", help="run the sizes, leave RESULTS.md as it is")
     ap.add_argument("--people", choices=("twins", "other"), default="twins",
                     help="the copies' people: the base's again (twins) or renamed (other: bench/archive_people.py)")
+    ap.add_argument("--keep", action="store_true", help="grow each size's archive and keep it; no day")
+    ap.add_argument("--day-on", type=Path, help="the day on the archive a --keep run left there (one --papers)")
     args = ap.parse_args(argv)
+    if args.day_on and len(args.papers or []) != 1:
+        ap.error("--day-on takes the one --papers the archive was grown for")
     if not args.report:
         for n in args.papers or [10_000]:
             try:
                 run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib,
-                         args.people)
+                         args.people, args.keep, args.day_on)
             except KeyboardInterrupt:
                 stopped = _figures_path(n, _code(args.people))
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
