@@ -75,7 +75,7 @@ def real_defs() -> dg.Definitions:
     jobs = [
         dg.define_asset_job("bench_daily", selection=dg.AssetSelection.assets(*daily_keys)),
         dg.define_asset_job("bench_embed", selection=dg.AssetSelection.assets(EMBEDDINGS)),
-        dg.define_asset_job("bench_publish", selection=dg.AssetSelection.assets(*[k for a in wd.global_assets for k in a.keys])),
+        dg.define_asset_job("bench_publish", selection=wd.PUBLISH_SELECTION),
     ]
     d = wd.defs
     return dg.Definitions(assets=d.assets, asset_checks=d.asset_checks, resources=d.resources, jobs=jobs)

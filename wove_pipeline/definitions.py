@@ -40,10 +40,22 @@ daily_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets(*daily_assets),
     description="Harvest one OAI day, enrich and embed its papers.",
 )
+# the publish's checks but the one that counts every serving row (the weekly audit's)
+PUBLISH_SELECTION = dg.AssetSelection.assets(*global_assets) - dg.AssetSelection.checks(checks.SERVING_ROW_COUNTS)
 publish_job = dg.define_asset_job(
     "publish",
-    selection=dg.AssetSelection.assets(*global_assets),
+    selection=PUBLISH_SELECTION,
     description="Match new author positions, recompute affected metrics, publish the serving schema.",
+)
+# A day's checks cost the day; what only a scan of the archive can tell runs once a week.
+serving_audit_job = dg.define_asset_job(
+    "serving_audit",
+    selection=dg.AssetSelection.checks(checks.SERVING_ROW_COUNTS),
+    description="Count every serving table's rows against the publication's counts.",
+)
+serving_audit_schedule = dg.ScheduleDefinition(
+    name="serving_audit_weekly", job=serving_audit_job, cron_schedule="0 12 * * 0", execution_timezone="UTC",
+    description="Sundays 12:00 UTC: the serving_audit job (every serving row counted).",
 )
 
 # Unpartitioned jobs that run after the daily job, in graph order.
@@ -148,9 +160,9 @@ defs = dg.Definitions(
     # Kubernetes, bind k8s_job_executor instead for a pod per step (docs/scale-out.md).
     executor=dg.in_process_executor,
     asset_checks=checks.checks_for(all_assets),
-    jobs=[daily_job, publish_job, enrichment.citation_refresh_job, matching.full_rematch_job,
+    jobs=[daily_job, publish_job, serving_audit_job, enrichment.citation_refresh_job, matching.full_rematch_job,
           *filter(None, [matching.full_rematch_k8s_job()])],
-    schedules=[daily_schedule, publish_schedule, enrichment.citation_refresh_schedule],
+    schedules=[daily_schedule, publish_schedule, serving_audit_schedule, enrichment.citation_refresh_schedule],
     sensors=[publish_when_day_lands, publish_held_on_failed_day],
     resources={
         "database": DatabaseResource(url=dg.EnvVar("WOVE_DATABASE_URL")),

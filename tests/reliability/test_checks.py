@@ -440,3 +440,54 @@ def test_rows_per_partition_of_a_run_from_its_materializations():
         rec("d", 120, run_partitions=1),
     ]
     assert ck.per_run_rows(records) == [("a", 691 / 3), ("b", 250.0), ("d", 120.0)]
+
+
+def test_the_publication_check_counts_rows_after_a_full_rebuild_and_checks_bookkeeping_after_a_day(
+        database_url, small_world):
+    """serving_publication_consistent: every row counted after a full rebuild; after an
+    incremental publish, the previous counts plus its inserts less its deletes (no scan).
+    serving_row_counts (the weekly audit) counts every row whatever the last publish was."""
+    from tests.serving.world_db import load_papers, load_static, papers_by_day, publish
+    from wove_pipeline.metrics import compute as metrics
+
+    names = {"serving_publication_consistent", "serving_row_counts"}
+
+    def verdicts():
+        got = _run_checks(database_url, names)
+        return {n: (got[n].passed, got[n].metadata["mismatched"].value) for n in names}, \
+            got["serving_publication_consistent"].metadata["scope"].value
+
+    by_day = papers_by_day(small_world)
+    days = list(by_day)
+    with psycopg.connect(database_url) as conn:
+        load_static(conn, small_world)
+        known = load_papers(conn, small_world, by_day[days[0]])
+        metrics.update_metrics(conn)
+    assert publish(database_url).mode == "full"
+    assert verdicts() == ({n: (True, {}) for n in names}, "counted")
+    with psycopg.connect(database_url) as conn:
+        load_papers(conn, small_world, by_day[days[1]], researchers_known=known)
+        metrics.update_metrics(conn)
+    day = publish(database_url, full_above=float("inf"))
+    assert day.mode == "incremental" and day.rows_written["papers"]["inserted"] > 0
+    assert verdicts() == ({n: (True, {}) for n in names}, "kept by the publishes")
+
+    with psycopg.connect(database_url) as conn:  # a row gone behind the publish's back
+        n = conn.execute("SELECT count(*) FROM serving.papers").fetchone()[0]
+        conn.execute("DELETE FROM serving.papers WHERE arxiv_id = (SELECT min(arxiv_id) FROM serving.papers)")
+    got, _ = verdicts()
+    assert got["serving_publication_consistent"] == (True, {})  # the daily check does not scan
+    assert got["serving_row_counts"] == (False, {"papers": {"expected": n, "actual": n - 1}})  # the audit does
+
+    with psycopg.connect(database_url) as conn:  # a publish whose bookkeeping is off
+        conn.execute("UPDATE wove.serving_publishes SET rows_written = jsonb_set(rows_written, '{papers,inserted}',"
+                     " to_jsonb((rows_written #>> '{papers,inserted}')::int + 1))"
+                     " WHERE publication_id = %s", (day.publication_id,))
+    got, scope = verdicts()
+    assert scope == "kept by the publishes"
+    assert got["serving_publication_consistent"] == (False, {"papers": {"expected": n + 1, "actual": n}})
+
+    with psycopg.connect(database_url) as conn:  # a publication that is not the last publish recorded
+        conn.execute("UPDATE serving.publication SET publication_id = publication_id + 1")
+    got, scope = verdicts()
+    assert not got["serving_publication_consistent"][0] and scope == "recorded"

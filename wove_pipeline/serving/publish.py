@@ -142,9 +142,9 @@ def _publish_snapshot(conn: psycopg.Connection, site_url: str, full: bool, full_
     conn.execute("DELETE FROM wove.serving_changes")
     conn.execute(
         "INSERT INTO wove.serving_publishes (publication_id, published_at, mode, reason, definition,"
-        " site_url, migration, rows_written, seconds) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        " site_url, migration, rows_written, row_counts, seconds) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
         (stamp.publication_id, stamp.published_at, mode, reason, tables.definition_hash(), site_url, migration,
-         json.dumps(written), time.perf_counter() - started))
+         json.dumps(written), json.dumps(counts), time.perf_counter() - started))
     return PublishResult(stamp.publication_id, stamp.published_at, mode, reason, counts, written, seconds, moved)
 
 
