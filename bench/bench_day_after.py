@@ -40,6 +40,7 @@ import gc
 import hashlib
 import json
 import os
+import re
 import resource
 import sys
 import time
@@ -48,18 +49,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_day import CATCH_UP_DAYS, DAILY_ORDER, BenchEnv, chunks, load_average, run_job  # noqa: E402
+from wove_pipeline.matching.assignment import MatchConfig  # noqa: E402
 
 OUT = Path(os.environ.get("WOVE_BENCH_DAY_AFTER_OUT", "/tmp/wove-bench-day-after-copy"))
 START = dt.date(2025, 1, 1)
 SECTION = "Day after an archive (matching by profile)"
 SECTION_OTHER = "Day after an archive of other people (matching by profile)"  # figures of --people other
 PUBLISH_ORDER = ["researchers", "researcher_metrics", "serving"]
-# which matching code a figure was made with (R compares a size with the 10k day of the same)
-CODE = "8 candidates a position, looked up by key, scored by position"
+# which matching code a figure was made with (R compares a size with the 10k day of the same);
+# earlier codes, in RESULTS.md: "8 candidates a position, looked up by key, scored by position" and before
+CODE = f"{MatchConfig().profile_candidates} candidates a position, keys by B-tree, publish checks by the day"
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
-FILE_TAG = {CODE: "8-candidates", CODE + OTHER_PEOPLE: "8-candidates-other-people",
+_EIGHT = "8 candidates a position, looked up by key, scored by position"
+FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-people",
             "bounded candidates, looked up by key, scored by position": "bounded-by-key-per-position",
             "bounded candidates, looked up by key, scored by position" + OTHER_PEOPLE:
                 "bounded-by-key-per-position-other-people", "bounded candidates, looked up by key": "bounded-by-key",
@@ -74,7 +78,17 @@ def _code(people: str) -> str:
 
 
 def _figures_path(target: int, code: str = CODE) -> Path:
-    return OUT / f"{target}-{FILE_TAG[code]}.json"
+    tag = FILE_TAG.get(code) or re.sub(r"[^a-z0-9]+", "-", code.lower()).strip("-")
+    return OUT / f"{target}-{tag}.json"
+
+
+def _kept(home: Path) -> tuple[Path, dict]:
+    """The figures of the archive a --keep run left at ``home`` (written under its code then)."""
+    for path in sorted(OUT.glob("*.json")):
+        fig = json.loads(path.read_text())
+        if fig.get("status") == "archive kept" and fig.get("home") == str(home):
+            return path, fig
+    raise SystemExit(f"no archive kept at {home} among {OUT}/*.json")
 
 
 def _rss_mib() -> float:
@@ -206,11 +220,12 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
     code = _code(people)
     path = _figures_path(target, code)
     log = lambda s: print(f"[{target}]{s}", flush=True)  # noqa: E731
-    if day_on:  # the archive a --keep run grew: its figures so far, the day now
-        fig = json.loads(path.read_text())
-        if fig.get("status") != "archive kept" or fig.get("home") != str(day_on):
-            raise SystemExit(f"{path}: no archive kept at {day_on} (status {fig.get('status')!r})")
-        fig["commit"] = _commit()
+    if day_on:  # the archive a --keep run grew: its figures so far, the day now, by today's code
+        kept_path, fig = _kept(day_on)
+        if fig["target"] != target or fig["people"] != people:
+            raise SystemExit(f"{kept_path}: grown for {fig['target']} papers, people {fig['people']}")
+        kept_path.unlink()
+        fig.update(code=code, commit=_commit())
     else:
         fig = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days,
                "seed": seed, "shape": shape, "commit": _commit(), "status": "generating",
