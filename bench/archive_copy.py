@@ -195,7 +195,19 @@ def grow(conn: psycopg.Connection, copies: int, *, people: str = "twins", seed: 
                  " + 1, nextval('wove.researcher_id_seq')), false)")
     conn.execute("SET session_replication_role = origin")
     archive_people.drop_name_maps(conn)
+    t0 = time.perf_counter()
+    rebuild_profile_keys(conn)
+    seconds["profile_keys"] = time.perf_counter() - t0
     return seconds
+
+
+def rebuild_profile_keys(conn: psycopg.Connection) -> None:
+    """wove.profile_keys from every profile (migration 0022's statement triggers keep it, but
+    the copies are written with triggers off)."""
+    with conn.transaction():
+        conn.execute("TRUNCATE wove.profile_keys")
+        conn.execute("INSERT INTO wove.profile_keys (key, researcher_id) SELECT DISTINCT k, p.researcher_id"
+                     " FROM wove.researcher_profiles p, unnest(p.blocks || p.match_tokens) k")
 
 
 def derive(conn: psycopg.Connection, log=print) -> dict[str, float]:

@@ -243,8 +243,11 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         gc.collect()
         if not day_on:
             _grow_archive(be, fig, target, people, seed, run_config, day, log)
-        else:  # migrations written since it was grown have run: their tables vacuumed, analyzed as the rest
+        else:  # migrations written since it was grown have run: their tables filled, vacuumed, analyzed as the rest
+            from bench.archive_copy import rebuild_profile_keys
+
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
+                rebuild_profile_keys(conn)  # an archive grown before its copies kept them
                 conn.execute("VACUUM ANALYZE")
         if keep:
             fig.update(status="archive kept", home=str(be.home))
