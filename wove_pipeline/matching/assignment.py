@@ -21,10 +21,11 @@ class MatchConfig:
     candidate_clusters: int = 32
     # the daily assignment by profile likewise, in a block holding more profiles than this
     # (profile_assign.bounded_candidates): what a day reads stays near a small archive's as
-    # blocks grow. 8, not 32: on the six real sets the newest 10% decide within 0.003 B3 F1 of
-    # 32 (tests/matching/test_profiles.py), and an archive's day reads a fraction of the
-    # representatives (bench/RESULTS.md "Day after an archive"); 0: every profile of the block
-    profile_candidates: int = 8
+    # blocks grow. 4: on the six real sets the newest 10% assigned by profile score within
+    # 0.004 B3 F1 of link by link (8: 0.003, 3: 0.0044; tests/matching/test_profiles.py), and a
+    # day on a big archive reads and scores half the representatives of 8 (bench/RESULTS.md
+    # "Day after an archive of other people"); 0: every profile of the block
+    profile_candidates: int = 4
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
     workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)
