@@ -11,7 +11,7 @@ scanned over the rows the run wrote (its partitions' papers, or the keys logged 
 last publish), the whole table only in a run without partitions.
 
 Every check is plain SQL through the database resource, read-only, under a statement
-timeout. Checks target assets by key, so this module imports no asset module; a check
+timeout (``check_sql``). The serving checks live in ``serving_checks``. Checks target assets by key, so this module imports no asset module; a check
 whose asset is not in the code location is simply left out: wire
 ``checks_for(all_assets)`` (or ``ALL_CHECKS`` once every stage is wired).
 
@@ -30,16 +30,15 @@ import dagster as dg
 from psycopg import sql
 
 # a constant, not an asset
+from wove_pipeline.assets.check_sql import missing_tables, read_only
 from wove_pipeline.assets.partition_metadata import RUN_PARTITIONS
+from wove_pipeline.assets.serving_checks import SERVING_ROW_COUNTS, serving_checks
 from wove_pipeline.database import access as db
 from wove_pipeline.resources import DatabaseResource
 
 ERROR, WARN = dg.AssetCheckSeverity.ERROR, dg.AssetCheckSeverity.WARN
 
-STATEMENT_TIMEOUT = "60s"
 SAMPLE_ROWS = 5
-# counts every serving row: run by the weekly serving_audit job, left out of the daily publish
-SERVING_ROW_COUNTS = dg.AssetCheckKey(dg.AssetKey("serving"), "serving_row_counts")
 
 # Row-count drop: warn when a run's rows per partition day fall below this share of the
 # median of the previous runs (at least MIN_HISTORY of them, at most HISTORY_RUNS).
@@ -73,15 +72,6 @@ def apply_freshness(assets: Iterable) -> list:
 # SQL checks
 
 
-def _missing_tables(conn, tables: Sequence[str]) -> list[str]:
-    return [t for t in tables if db.fetch_value(conn, "SELECT to_regclass(%s)", (t,)) is None]
-
-
-def _read_only(conn, timeout: str = STATEMENT_TIMEOUT) -> None:
-    conn.execute("SET TRANSACTION READ ONLY")
-    conn.execute("SELECT set_config('statement_timeout', %s, true)", (timeout,))
-
-
 def skip_result(reason: str, **metadata) -> dg.AssetCheckResult:
     """A check with nothing to judge. Dagster has no skipped result a check can return (a check
     must yield its result; only an unexecuted one reads SKIPPED), so it passes, says
@@ -93,7 +83,7 @@ def skip_result(reason: str, **metadata) -> dg.AssetCheckResult:
 def _skipped_unless_migrated(conn, tables: Sequence[str]) -> dg.AssetCheckResult | None:
     """A skipped result when a table the check reads does not exist yet (a database not
     migrated that far); None when they all do."""
-    missing = _missing_tables(conn, tables)
+    missing = missing_tables(conn, tables)
     return skip_result(f"tables not migrated: {missing}") if missing else None
 
 
@@ -206,7 +196,7 @@ def sql_check(asset: str, name: str, description: str, violations_sql: str, *, t
                     description=description + _SCOPE_NOTE[scope])
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
-            _read_only(conn)
+            read_only(conn)
             if (skipped := _skipped_unless_migrated(conn, tables)) is not None:
                 return skipped
             rows, params, in_words = _rows_in_scope(context, conn, scoped, scope, tables)
@@ -296,7 +286,7 @@ def _guard_check(asset: str, name: str, description: str, tables: Sequence[str],
     @dg.asset_check(asset=dg.AssetKey(asset), name=name, blocking=True, description=description)
     def _check(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
         with database.transaction() as conn:
-            _read_only(conn)
+            read_only(conn)
             if (skipped := _skipped_unless_migrated(conn, tables)) is not None:
                 return skipped
             guards = [r["guard"] for r in db.fetch_all(conn, guards_sql, params)]
@@ -372,7 +362,7 @@ def _embedding_dimensions_check() -> dg.AssetChecksDefinition:
                                     embedder: EmbedderResource) -> dg.AssetCheckResult:
         config = embedder.config()
         with database.transaction() as conn:
-            _read_only(conn)
+            read_only(conn)
             if (skipped := _skipped_unless_migrated(conn, ["wove.paper_embeddings"])) is not None:
                 return skipped
             rows = db.fetch_all(conn, """
@@ -388,96 +378,6 @@ def _embedding_dimensions_check() -> dg.AssetChecksDefinition:
         )
 
     return paper_embeddings_dimensions
-
-
-# ----------------------------------------------------------------------------------------
-# serving: the publication describes what is published
-
-
-def _served_counts(conn) -> tuple[list[dict], dict[str, int]]:
-    """(the serving.publication rows, the row counts the one of them holds, "publication" left out)."""
-    pubs = db.fetch_all(conn, "SELECT publication_id, row_counts FROM serving.publication")
-    counts = {t: int(n) for t, n in (pubs[0]["row_counts"] if len(pubs) == 1 else {}).items() if t != "publication"}
-    return pubs, counts
-
-
-def _counted_mismatches(conn, counts: dict[str, int]) -> dict[str, dict]:
-    """Each serving table whose rows are not as many as ``counts`` says (every row counted)."""
-    mismatched = {}
-    for table, expected in counts.items():
-        if db.fetch_value(conn, "SELECT to_regclass(%s)", (f"serving.{table}",)) is None:
-            mismatched[table] = {"expected": expected, "actual": None}
-            continue
-        actual = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("serving", table)))
-        if actual != expected:
-            mismatched[table] = {"expected": expected, "actual": actual}
-    return mismatched
-
-
-def _kept_mismatches(conn, publication_id: int, counts: dict[str, int]) -> tuple[str, dict[str, dict]]:
-    """How the served counts were checked, and what disagrees. The served publication must be
-    the last one recorded (wove.serving_publishes), with its counts. After a full rebuild
-    (which wrote every row anyway) every table is counted; after an incremental publish its
-    bookkeeping is: each table's count is the previous publish's plus the rows it inserted,
-    less those it deleted (O(tables): counting every row cost 46.5 s of the day after
-    1,000,000 papers; the weekly serving_audit job counts them)."""
-    last = db.fetch_all(conn, "SELECT publication_id, mode, rows_written, row_counts FROM wove.serving_publishes"
-                              " ORDER BY published_at DESC LIMIT 2")
-    if not last or last[0]["publication_id"] != publication_id:
-        return "recorded", {"publication": {"expected": publication_id,
-                                            "actual": last[0]["publication_id"] if last else None}}
-    recorded = {t: int(n) for t, n in (last[0]["row_counts"] or {}).items() if t != "publication"}
-    if last[0]["row_counts"] is not None and recorded != counts:
-        return "recorded", {t: {"expected": recorded.get(t), "actual": counts.get(t)}
-                            for t in sorted(set(recorded) | set(counts)) if recorded.get(t) != counts.get(t)}
-    if last[0]["mode"] == "full" or len(last) < 2 or last[1]["row_counts"] is None:
-        return "counted", _counted_mismatches(conn, counts)
-    previous, written = last[1]["row_counts"], last[0]["rows_written"]
-    mismatched = {}
-    for table, n in counts.items():
-        w = written.get(table, {})
-        expected = int(previous.get(table, 0)) + int(w.get("inserted", 0)) - int(w.get("deleted", 0))
-        if expected != n:
-            mismatched[table] = {"expected": expected, "actual": n}
-    return "kept by the publishes", mismatched
-
-
-def _serving_checks() -> list[dg.AssetChecksDefinition]:
-    @dg.asset_check(asset=dg.AssetKey("serving"), name="serving_publication_consistent", blocking=True,
-                    description="One publication row, the last publish recorded, with its row counts: every table "
-                                "counted after a full rebuild, the publish's own bookkeeping after an incremental one.")
-    def serving_publication_consistent(context: dg.AssetCheckExecutionContext,
-                                       database: DatabaseResource) -> dg.AssetCheckResult:
-        with database.transaction() as conn:
-            _read_only(conn)
-            if _missing_tables(conn, ["serving.publication"]):
-                return dg.AssetCheckResult(passed=False, metadata={"error": "serving.publication missing"})
-            pubs, counts = _served_counts(conn)
-            scope, mismatched = ("none", {}) if len(pubs) != 1 else \
-                _kept_mismatches(conn, int(pubs[0]["publication_id"]), counts)
-        return dg.AssetCheckResult(
-            passed=len(pubs) == 1 and not mismatched,
-            metadata={"publications": len(pubs), "mismatched": dg.MetadataValue.json(mismatched), "scope": scope,
-                      "publication_id": int(pubs[0]["publication_id"]) if pubs else 0},
-        )
-
-    @dg.asset_check(asset=dg.AssetKey("serving"), name="serving_row_counts", blocking=False,
-                    description="Every serving table holds as many rows as the publication says (each row "
-                                "counted: the weekly serving_audit job, not the daily publish).")
-    def serving_row_counts(context: dg.AssetCheckExecutionContext, database: DatabaseResource) -> dg.AssetCheckResult:
-        with database.transaction() as conn:
-            _read_only(conn, timeout="30min")
-            if _missing_tables(conn, ["serving.publication"]):
-                return dg.AssetCheckResult(passed=False, metadata={"error": "serving.publication missing"})
-            pubs, counts = _served_counts(conn)
-            mismatched = _counted_mismatches(conn, counts)
-        return dg.AssetCheckResult(
-            passed=len(pubs) == 1 and not mismatched,
-            metadata={"publications": len(pubs), "mismatched": dg.MetadataValue.json(mismatched),
-                      "tables_counted": len(counts)},
-        )
-
-    return [serving_publication_consistent, serving_row_counts]
 
 
 # ----------------------------------------------------------------------------------------
@@ -556,8 +456,8 @@ def coverage_check(asset: str, table: str, source: str) -> dg.AssetChecksDefinit
 def _coverage(context, database: DatabaseResource, spec: dg.AssetCheckSpec, table: str, source: str):
     """The coverage verdict, or nothing (logged why) when there is nothing to judge."""
     with database.transaction() as conn:
-        _read_only(conn)
-        if (missing := _missing_tables(conn, [table, "wove.papers"])):
+        read_only(conn)
+        if (missing := missing_tables(conn, [table, "wove.papers"])):
             context.log.info(f"Skipped: tables not migrated: {missing}")
             return
         row = db.fetch_all(conn, sql.SQL("""
@@ -594,7 +494,7 @@ def _warning_checks() -> list[dg.AssetChecksDefinition]:
 
 
 ALL_CHECKS: list[dg.AssetChecksDefinition] = [
-    *_integrity_checks(), _embedding_dimensions_check(), *_serving_checks(), *_warning_checks()
+    *_integrity_checks(), _embedding_dimensions_check(), *serving_checks(), *_warning_checks()
 ]
 
 
