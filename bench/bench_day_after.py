@@ -243,7 +243,9 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         gc.collect()
         if not day_on:
             _grow_archive(be, fig, target, people, seed, run_config, day, log)
-        else:  # migrations written since it was grown have run: their tables filled, vacuumed, analyzed as the rest
+        elif "profile_keys" not in fig.get("grow_s", {}):
+            # grown before its copies' profile keys were rebuilt (13a37f2): rebuilt now, then
+            # vacuumed and analyzed as the rest (untimed)
             from bench.archive_copy import rebuild_profile_keys
 
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
@@ -428,9 +430,49 @@ and 228 s in the server log), loading the representatives 103 s, serving's incre
 98 s, scoring 26 s. Also found there and fixed after (4fd8bd3): the day's matching found
 papers gone from the corpus by an anti-join of every matching_state row (6.5 s).
 
-**Bar not met.** Next: the postings and block sizes from a narrow table (token, researcher
-id) read by index only, not the profiles' GIN; the publication check from counts kept by the
-publish; the serving apply's deletes; then the 1,000,000 day alone, with 8 candidates.
+**Figures before 2026-12-04** (their JSONs were not kept; each line as written then, the
+code in brackets): 10k day 46.6 s, 100k 65.6 s (1.41 x), 300k 560.3 s (12.03 x, beside the 1M
+day) [8 candidates a position, looked up by key, scored by position]; 10k 39.2 s, 28k 50.2 s
+(1.28 x), 100k 110.5 s (2.82 x), 1,000,000 977.9 s (24.96 x, beside the 300k day) [bounded
+candidates, looked up by key, scored by position].
+
+**What changed since (2026-12-03).** (1) Profile lookups by a narrow B-tree (233a344, migration
+0022): wove.profile_keys holds one row per block or identifying token of a profile, kept by
+statement triggers on researcher_profiles; a crowded block's profile count and a token's postings
+are index-only reads, not GIN lookups that visit wide profile rows (the 216 s + 228 s
+statements above; one 100k day's plan on the GIN took over 6 minutes). (2) The publish's
+blocking check reads the publishes' own bookkeeping (b5fda50, migration 0023: each publish's
+row counts; previous counts + inserted - deleted), counting every row only after a full rebuild;
+the weekly serving_audit job counts them all. (3) 4 candidates a position, not 8 (0a8c748): on
+the six real sets by profile vs link by link, B3 F1 -0.0004 ads, -0.0006 aminer110, -0.0037
+pubmed_sanyal, -0.0020 acl_blocks, 0 medline_pairs and acl_homonyms (8: -0.0004, -0.0009,
+-0.0028, 0, 0, 0). (4) The bench grows an archive once (--keep) and runs its day later alone
+(--day-on; an archive grown before 13a37f2 gets its profile keys and a VACUUM ANALYZE first,
+untimed). Found on the way: the
+copies are written with triggers off, so a grown archive's profile_keys lacked the copies until
+bench/archive_copy.py rebuilt them (13a37f2); a 100k day measured before that read too few
+candidates and was dropped.
+
+**The days of 2026-12-04 (the table; ecf358b).** Each archive grown once (--keep), then the four
+days run alone, one after another (1,000,000 first), each with --sample (a stack sampler in the
+bench process: every figure carries its overhead, so the 10k day reads 66.6 s against 46.6 s
+unsampled with 8 candidates; the ratios compare like with like). R at 1,000,000: **24.96 ->
+2.61** (CPU 8.81 -> 2.87); 100k 1.47, 300k 2.13. What still grows, sampled (10k -> 100k -> 300k
+-> 1,000,000, seconds inclusive): loading the day's positions and the candidates'
+representatives (mention_load.load_mentions) 1.9 -> 7.3 -> 15.7 -> 37.7, the candidate lookups
+(profile_store.load_candidates) 1.2 -> 5.2 -> 12.2 -> 22.0, scoring 9.2 -> 14.9 -> 21.6 -> 18.5
+(positions loaded 81,376 -> 232,878: the representatives of 4 candidates in blocks that grow),
+metrics 3.6 -> 5.8 -> 11.7 -> 11.8; the serving apply 10.9 -> 12.2 -> 14.9 from 100k (the 10k
+day's publish was a full rebuild: a day is more than its share of a 10k archive). The daily
+assets 13.2 -> 21.5 s (authorships 3.1 -> 11.1). The day's checks are flat (2.9 + 2.3 s at 10k,
+2.2 + 1.4 s at 1,000,000). Most of the growth is reading rows scattered over an archive larger
+than memory (43 GiB, 24 GiB RAM): PostgreSQL CPU 30 s at 10k, 137 s at 1,000,000.
+
+**Bar not met (R 2.61).** Next: keep each representative's features with its profile (name,
+co-author and affiliation keys, venue, year, a quantized text vector) so a day reads candidate
+profiles, not the representatives' papers and co-author lists; fewer representatives per
+candidate where a block is crowded (to be measured on the real sets first); then the candidate
+lookups (22.0 s) and authorships (11.1 s) at 1,000,000.
 """
 
 
