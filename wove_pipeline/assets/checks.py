@@ -11,8 +11,9 @@ scanned over the rows the run wrote (its partitions' papers, or the keys logged 
 last publish), the whole table only in a run without partitions.
 
 Every check is plain SQL through the database resource, read-only, under a statement
-timeout (``check_sql``). The serving checks live in ``serving_checks``. Checks target assets by key, so this module imports no asset module; a check
-whose asset is not in the code location is simply left out: wire
+timeout (``check_sql``); the serving checks are in ``serving_checks``. Checks target assets
+by key, so this module imports no asset module; a check whose asset is not in the code
+location is simply left out: wire
 ``checks_for(all_assets)`` (or ``ALL_CHECKS`` once every stage is wired).
 
 Freshness: ``FRESHNESS_POLICY`` on every asset (each is materialized by a daily schedule:
@@ -29,8 +30,8 @@ from collections.abc import Iterable, Sequence
 import dagster as dg
 from psycopg import sql
 
-# a constant, not an asset
 from wove_pipeline.assets.check_sql import missing_tables, read_only
+# a constant, not an asset
 from wove_pipeline.assets.partition_metadata import RUN_PARTITIONS
 from wove_pipeline.assets.serving_checks import SERVING_ROW_COUNTS, serving_checks
 from wove_pipeline.database import access as db

@@ -29,7 +29,7 @@ def _counted_mismatches(conn, counts: dict[str, int]) -> dict[str, dict]:
     """Each serving table whose rows are not as many as ``counts`` says (every row counted)."""
     mismatched = {}
     for table, expected in counts.items():
-        if db.fetch_value(conn, "SELECT to_regclass(%s)", (f"serving.{table}",)) is None:
+        if missing_tables(conn, [f"serving.{table}"]):
             mismatched[table] = {"expected": expected, "actual": None}
             continue
         actual = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("serving", table)))
