@@ -249,7 +249,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             from bench.archive_copy import rebuild_profile_keys
 
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-                rebuild_profile_keys(conn)  # an archive grown before its copies kept them
+                rebuild_profile_keys(conn)
                 conn.execute("VACUUM ANALYZE")
         if keep:
             fig.update(status="archive kept", home=str(be.home))
@@ -448,10 +448,9 @@ the six real sets by profile vs link by link, B3 F1 -0.0004 ads, -0.0006 aminer1
 pubmed_sanyal, -0.0020 acl_blocks, 0 medline_pairs and acl_homonyms (8: -0.0004, -0.0009,
 -0.0028, 0, 0, 0). (4) The bench grows an archive once (--keep) and runs its day later alone
 (--day-on; an archive grown before 13a37f2 gets its profile keys and a VACUUM ANALYZE first,
-untimed). Found on the way: the
-copies are written with triggers off, so a grown archive's profile_keys lacked the copies until
-bench/archive_copy.py rebuilt them (13a37f2); a 100k day measured before that read too few
-candidates and was dropped.
+untimed). Found on the way: the copies are written with triggers off, so a grown archive's
+profile_keys lacked the copies until bench/archive_copy.py rebuilt them (13a37f2); a 100k day
+measured before that read too few candidates and was dropped.
 
 **The days of 2026-12-04 (the table; ecf358b).** Each archive grown once (--keep), then the four
 days run alone, one after another (1,000,000 first), each with --sample (a stack sampler in the

@@ -25,17 +25,18 @@ def _served_counts(conn) -> tuple[list[dict], dict[str, int]]:
     return pubs, counts
 
 
+def _mismatches(expected: dict[str, int | None], actual: dict[str, int | None]) -> dict[str, dict]:
+    """{table: {"expected", "actual"}} for each table the two disagree on (None: not there)."""
+    return {t: {"expected": expected.get(t), "actual": actual.get(t)}
+            for t in sorted(set(expected) | set(actual)) if expected.get(t) != actual.get(t)}
+
+
 def _counted_mismatches(conn, counts: dict[str, int]) -> dict[str, dict]:
     """Each serving table whose rows are not as many as ``counts`` says (every row counted)."""
-    mismatched = {}
-    for table, expected in counts.items():
-        if missing_tables(conn, [f"serving.{table}"]):
-            mismatched[table] = {"expected": expected, "actual": None}
-            continue
-        actual = db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("serving", table)))
-        if actual != expected:
-            mismatched[table] = {"expected": expected, "actual": actual}
-    return mismatched
+    actual = {t: None if missing_tables(conn, [f"serving.{t}"]) else
+              db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("serving", t)))
+              for t in counts}
+    return _mismatches(counts, actual)
 
 
 def _kept_mismatches(conn, publication_id: int, counts: dict[str, int]) -> tuple[str, dict[str, dict]]:
@@ -52,18 +53,13 @@ def _kept_mismatches(conn, publication_id: int, counts: dict[str, int]) -> tuple
                                             "actual": last[0]["publication_id"] if last else None}}
     recorded = {t: int(n) for t, n in (last[0]["row_counts"] or {}).items() if t != "publication"}
     if last[0]["row_counts"] is not None and recorded != counts:
-        return "recorded", {t: {"expected": recorded.get(t), "actual": counts.get(t)}
-                            for t in sorted(set(recorded) | set(counts)) if recorded.get(t) != counts.get(t)}
+        return "recorded", _mismatches(recorded, counts)
     if last[0]["mode"] == "full" or len(last) < 2 or last[1]["row_counts"] is None:
         return "counted", _counted_mismatches(conn, counts)
     previous, written = last[1]["row_counts"], last[0]["rows_written"]
-    mismatched = {}
-    for table, n in counts.items():
-        w = written.get(table, {})
-        expected = int(previous.get(table, 0)) + int(w.get("inserted", 0)) - int(w.get("deleted", 0))
-        if expected != n:
-            mismatched[table] = {"expected": expected, "actual": n}
-    return "kept by the publishes", mismatched
+    kept = {t: int(previous.get(t, 0)) + int(written.get(t, {}).get("inserted", 0))
+            - int(written.get(t, {}).get("deleted", 0)) for t in counts}
+    return "kept by the publishes", _mismatches(kept, counts)
 
 
 def serving_checks() -> list[dg.AssetChecksDefinition]:
