@@ -64,6 +64,23 @@ def test_representatives_are_bounded_weighted_and_cover_the_variety():
     assert p.last_year == 2020 and p.first_year == 2000
 
 
+def test_a_candidate_is_scored_by_its_heaviest_representatives_of_the_block():
+    from wove_pipeline.matching.assignment import MatchConfig
+    from wove_pipeline.matching.profile_assign import scored_representatives
+    from wove_pipeline.matching.profiles import Profile, Representative
+
+    reps = [Representative(f"a{k}:0", w, frozenset(), "p wang") for k, w in enumerate([1, 5, 2, 5, 3])]
+    reps += [Representative("b0:0", 9.0, frozenset(), "w peng"), Representative("c0:0", 4.0, frozenset(), "p wong")]
+    p = Profile(label=1, representatives=reps)
+    ids = lambda rs: [r.mention_id for r in rs]  # noqa: E731
+    # the 3 heaviest of each wanted block (ties: the stored order), in the stored order
+    assert ids(scored_representatives(p, {"p wang", "w peng"}, MatchConfig(profile_representatives=3))) == \
+        ["a1:0", "a3:0", "a4:0", "b0:0"]
+    assert ids(scored_representatives(p, {"p wang"}, MatchConfig(profile_representatives=0))) == \
+        ["a0:0", "a1:0", "a2:0", "a3:0", "a4:0"]
+    assert scored_representatives(p, {"j li"}, MatchConfig()) == []
+
+
 def _acl_blocks_split():
     """acl_blocks' oldest 90% matched, and its newest 10%."""
     path = os.path.join(REAL, "acl_blocks")
@@ -75,14 +92,17 @@ def _acl_blocks_split():
 
 
 def test_small_profiles_decide_exactly_as_link_by_link():
-    """Profiles of at most MAX_REPRESENTATIVES members represent every member: positions
-    that join such profiles are decided as link by link, but for the TF-IDF weights (fitted
-    over the mentions a run loads: the representatives here, every block member there)."""
+    """Profiles of at most MatchConfig.profile_representatives members are scored by every
+    member: positions that join such profiles are decided as link by link, but for the TF-IDF
+    weights (fitted over the mentions a run loads: the representatives here, every block
+    member there)."""
+    from wove_pipeline.matching.assignment import MatchConfig
+
     old, new, base = _acl_blocks_split()
     sizes = {}
     for c in base.clusters.values():
         sizes[c] = sizes.get(c, 0) + 1
-    small = {c for c, n in sizes.items() if n <= MAX_REPRESENTATIVES}
+    small = {c for c, n in sizes.items() if n <= MatchConfig().profile_representatives}
     links = assign_incremental(old, base, new)
     by_profile = incremental_by_profiles(old, base.clusters, new)
     joined = [m.mention_id for m in new if links.clusters[m.mention_id] in small]

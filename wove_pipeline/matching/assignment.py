@@ -26,6 +26,10 @@ class MatchConfig:
     # day on a big archive reads and scores half the representatives of 8 (bench/RESULTS.md
     # "Day after an archive of other people"); 0: every profile of the block
     profile_candidates: int = 4
+    # a candidate profile is scored by its heaviest representatives in the block, at most this
+    # many (a profile keeps up to profiles.MAX_REPRESENTATIVES): what a day reads per candidate
+    # is its papers' rows, cold on an archive bigger than memory. 0: every representative
+    profile_representatives: int = 8
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
     workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)

@@ -11,7 +11,8 @@ average reaches the threshold with (``_Run.join_new_profiles``: average linkage'
 What changes is where the evidence comes from:
 
 * the **mean** is the representatives' probabilities weighted by the members each stands
-  for (exact while every member is a representative);
+  for (exact while every member is a representative), over a candidate's heaviest
+  ``MatchConfig.profile_representatives`` in the block (``scored_representatives``);
 * **cannot- and must-links** come from the aggregates, over every member: a name form of
   the block incompatible with the mention, another ORCID (cannot), the same ORCID (must),
   a forced split or link with a member (overrides, through ``linked``);
@@ -34,7 +35,7 @@ What changes is where the evidence comes from:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -45,7 +46,7 @@ from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
 from .overrides import Overrides
-from .profiles import Profile, build_profile, form_name, identifying_tokens
+from .profiles import Profile, Representative, build_profile, form_name, identifying_tokens
 from .scoring import (
     BlockNames,
     block_names,
@@ -102,6 +103,18 @@ def token_postings(profiles: Mapping[int, Profile]) -> dict[str, list[int]]:
     return out
 
 
+def scored_representatives(p: Profile, blocks: Container[str], cfg: MatchConfig) -> list[Representative]:
+    """The representatives a new mention of these blocks is scored against: in each block, the
+    ``cfg.profile_representatives`` heaviest (the members they stand for; ties: stored order)."""
+    per: dict[str, list[Representative]] = defaultdict(list)
+    for r in p.representatives:
+        if r.block in blocks:
+            per[r.block].append(r)
+    k = cfg.profile_representatives or None
+    chosen = {r.mention_id for rs in per.values() for r in sorted(rs, key=lambda r: -r.weight)[:k]}
+    return [r for r in p.representatives if r.mention_id in chosen]
+
+
 class _Compat:
     """name_evidence between names, cached (a block's forms meet each new name once)."""
 
@@ -156,8 +169,8 @@ def assign_by_profiles(
     old_label: list[int] = []
     old_weight: list[float] = []
     for label in sorted(profiles):
-        for r in profiles[label].representatives:
-            if r.block in new_blocks and r.mention_id in reps:
+        for r in scored_representatives(profiles[label], new_blocks, cfg):
+            if r.mention_id in reps:
                 old.append(reps[r.mention_id])
                 old_label.append(label)
                 old_weight.append(r.weight)

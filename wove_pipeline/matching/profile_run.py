@@ -40,7 +40,7 @@ from .match_state import (
 from .mention_load import load_mentions
 from .names import normalize_text
 from .overrides import Overrides
-from .profile_assign import _Compat, assign_by_profiles, update_profiles
+from .profile_assign import _Compat, assign_by_profiles, scored_representatives, update_profiles
 from .profiles import Profile, build_profile, form_name
 
 
@@ -61,6 +61,7 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
             return None
     if profile_store.needs_backfill(conn):
         profile_store.rebuild_all(conn, now)
+    cfg = config or MatchConfig()
     seeds = sorted(inputs)
     mentions, evidence = load_mentions(conn, seeds)
     by_id = {m.mention_id: m for m in mentions}
@@ -104,8 +105,11 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
         for f in p.name_forms:
             n = form_name(f)
             per[n.block].append(n)
-        if any(all(compat(name, n) for n in forms) for blk, forms in per.items() for name in new_names.get(blk, ())):
-            wanted |= {split_mention_id(r.mention_id) for r in p.representatives if r.block in per}
+        # only the blocks where a new name fits the profile: a representative elsewhere is
+        # scored against no one it could join (the assignment reads the new names' blocks)
+        fits = {blk for blk, forms in per.items()
+                if any(all(compat(name, n) for n in forms) for name in new_names.get(blk, ()))}
+        wanted |= {split_mention_id(r.mention_id) for r in scored_representatives(p, fits, cfg)}
     rep_mentions, _ = load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted)
     reps = {m.mention_id: m for m in rep_mentions}
 
