@@ -468,11 +468,38 @@ assets 13.2 -> 21.5 s (authorships 3.1 -> 11.1). The day's checks are flat (2.9 
 2.2 + 1.4 s at 1,000,000). Most of the growth is reading rows scattered over an archive larger
 than memory (43 GiB, 24 GiB RAM): PostgreSQL CPU 30 s at 10k, 137 s at 1,000,000.
 
-**Bar not met (R 2.61).** Next: keep each representative's features with its profile (name,
-co-author and affiliation keys, venue, year, a quantized text vector) so a day reads candidate
-profiles, not the representatives' papers and co-author lists; fewer representatives per
-candidate where a block is crowded (to be measured on the real sets first); then the candidate
-lookups (22.0 s) and authorships (11.1 s) at 1,000,000.
+**8 representatives a candidate (2026-12-04, 79febb9; rows "8 representatives a
+candidate").** Measured first on this 1,000,000 archive in a rolled-back transaction (a base day
+of 1,208 papers, 9,659 positions, cold cache): the candidate lookups found 35,693 profiles in
+25.4 s (token postings 5.3 s for 620,371 rows, the profile rows 14.2 s), and their
+representatives, 253,631 positions on 49,418 papers, took 36.4 s to read: about 0.8 ms a
+paper, the papers' rows scattered over 43 GiB with 24 GiB of RAM (forcing bitmap scans, for
+PostgreSQL 18's read-ahead, changed nothing: 39.2 s). So a candidate is now scored by its 8
+heaviest representatives of the block (MatchConfig.profile_representatives; profiles keep 16),
+and only the representatives of blocks where a new name fits the profile are read (the others
+were read and never scored): 212,710 positions on 44,804 papers for that base day. Real sets,
+by profile vs link by link (newest 10%, B3 F1): ads -0.0009, aminer110 -0.0009, pubmed_sanyal
+-0.0043, acl_blocks -0.0014, medline_pairs and acl_homonyms 0 (with all 16: -0.0011, -0.0005,
+-0.0044, -0.0014, 0, 0). A fresh 1,000,000 archive (grown in 73 min) and a fresh 10k one, each
+day run alone with the page cache dropped first (`echo 3 > /proc/sys/vm/drop_caches`; earlier
+days ran on whatever the page cache held): the 1,000,000 day **173.7 -> 150.5 s** (its
+researchers step 116.3 -> 88.0 s, positions loaded 232,878 -> 192,617; load_mentions 37.7 ->
+27.7 s sampled, load_candidates 22.0 -> 15.9, scoring 18.5 -> 13.3), but the 10k day also
+went 66.6 -> 54.4 s (researchers 30.3 -> 25.2; the rest is the run: its serving full rebuild
+9.3 -> 6.4 s, its daily assets 13.2 -> 11.1), and the 1,000,000 day's daily assets, cold,
+took 29.0 s against 21.5 (authorships 11.1 -> 14.6 s): **R 2.77** (CPU 3.04), against 2.61
+before.
+What a day does no longer grows much in count (positions loaded 70,836 at 10k, 192,617 at
+1,000,000; candidates are 4 a position in crowded blocks); what grows is the price of each read.
+
+**Bar not met (R 2.77).** The rest is reading the representatives' papers and the candidates'
+rows cold (PostgreSQL CPU 25 s at 10k, 126 s at 1,000,000). Next: keep each representative's
+features with its profile (name, co-author and affiliation keys, venue, year, text term counts,
+a quantized sentence vector: about 1 KB a representative, some 10 GB at 1,000,000 papers), so a
+day reads its candidates' rows and nothing else, with triggers on the source tables (papers,
+paper_authors, authorships, paper_embeddings) clearing a paper's kept features when it changes;
+then the token postings (620,371 rows to Python for 9,659 positions: count in SQL) and the
+daily assets' writes into big indexes (authorships 2.6 s at 10k, 14.6 s at 1,000,000, cold).
 """
 
 
