@@ -322,7 +322,7 @@ class SetScore:
     exact_name: PRF
     one_per_block: PRF
     clusters: int
-    incremental: tuple[float, float] | None = None  # (batch B3 F1, newest 10% assigned incrementally)
+    incremental: tuple[float, float, float] | None = None  # (batch B3 F1, newest 10% link by link, by profile)
 
 
 def score_set(name: str, mentions: list[Mention], gold: dict, config: MatchConfig | None = None) -> SetScore:
@@ -350,10 +350,13 @@ def format_sets(scores: list[SetScore], title: str) -> str:
     return "\n".join(lines)
 
 
-def incremental_gap(mentions: list[Mention], gold: dict, config: MatchConfig | None = None, share: float = 0.1) -> tuple[float, float]:
+def incremental_gap(mentions: list[Mention], gold: dict, config: MatchConfig | None = None,
+                    share: float = 0.1) -> tuple[float, float, float]:
     """B3 F1 of matching everything at once, and of matching the oldest 90% at once and then
-    assigning the newest 10% (by year, then paper) one by one, newest first."""
+    assigning the newest 10% (by year, then paper) one by one, newest first: link by link
+    (every member of the block) and by profile (the daily run's way: profile_assign)."""
     from .cluster import assign_incremental
+    from .profile_assign import incremental_by_profiles
 
     order = sorted(mentions, key=lambda m: (m.year or 0, m.paper_id, m.position))
     cut = int(round(len(order) * (1 - share)))
@@ -361,4 +364,5 @@ def incremental_gap(mentions: list[Mention], gold: dict, config: MatchConfig | N
     batch = b3(match_all(mentions, config=config).clusters, gold).f1
     base = match_all(old, config=config)
     inc = assign_incremental(old, base, new, config=config)
-    return batch, b3(inc.clusters, gold).f1
+    by_profile = incremental_by_profiles(old, base.clusters, new, config=config)
+    return batch, b3(inc.clusters, gold).f1, b3(by_profile.clusters, gold).f1
