@@ -28,7 +28,8 @@ days plus one) in its own embedded PostgreSQL under /tmp:
 Steps 1-2 are not timed as the day. A 1,000,000-paper archive takes an hour to grow: with
 ``--keep`` a size stops after step 2 and keeps its home (its path in the size's JSON), and
 ``--day-on HOME`` runs step 3 there later, with the code of that moment (once: the day
-changes the archive). Lines ``day after N papers: S s (R x the 10k day)`` go to
+changes the archive; its home is removed after). ``--cold`` drops the kernel's page cache
+before each day (root), so that days compare from the same cold start. Lines ``day after N papers: S s (R x the 10k day)`` go to
 RESULTS.md with a per-stage table.
 """
 
@@ -49,6 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_day import CATCH_UP_DAYS, DAILY_ORDER, BenchEnv, chunks, load_average, run_job  # noqa: E402
+from bench.day_after_findings import FINDINGS, FINDINGS_OTHER  # noqa: E402
 from wove_pipeline.matching.assignment import MatchConfig  # noqa: E402
 
 OUT = Path(os.environ.get("WOVE_BENCH_DAY_AFTER_OUT", "/tmp/wove-bench-day-after-copy"))
@@ -211,8 +213,19 @@ def _archive_counts(conn) -> dict:
     }
 
 
+def drop_page_cache() -> None:
+    """Empty the kernel's page cache (root only), so that a day reads its archive from disk as
+    the first day after a restart does, whatever ran before it (--cold)."""
+    os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError as e:
+        raise SystemExit(f"--cold needs to write /proc/sys/vm/drop_caches (root): {e}") from e
+
+
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
-             rss_limit_gib: float = 8.5, people: str = "twins", keep: bool = False, day_on: Path | None = None) -> dict:
+             rss_limit_gib: float = 8.5, people: str = "twins", keep: bool = False, day_on: Path | None = None,
+             cold: bool = False) -> dict:
     import psycopg
 
     from bench.bench_backfill import _commit, _openalex_budget
@@ -261,6 +274,9 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         path.write_text(json.dumps(fig, indent=1, default=str))
         print(f"[{target}] archive {fig['archive']} (grown in {fig['grow_wall']:.0f} s); the day {fig['day']}", flush=True)
         fig["rss_before_day_mib"] = _rss_mib()
+        if cold:
+            drop_page_cache()
+            fig["cold"] = True
         load = load_average()
         guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
         fig["phase"] = "daily run"
@@ -333,174 +349,6 @@ def _checks_s(f: dict, publish: bool) -> float:
 
 def _cpu_s(f: dict) -> float:
     return f["day"]["cpu_py"] + f["day"]["cpu_pg"]
-
-
-# What the figures say, written after reading them (kept with the bench that makes them).
-FINDINGS = """
-**Candidates looked up key by key, bounded positions scored by pair (2026-12-02: 340474d,
-1682ab1; rows "looked up by key").** The day's candidate query was one OR of `&&` against
-arrays of thousands of blocks, ids and ORCIDs: planned as a scan of every profile at 1,000,000
-papers. Now every lookup is one key against one index (a LATERAL per block, ORCID and
-S2+OpenAlex pair, the pair zipped per position as the rule says; `fresh` read by primary key).
-And a position of a crowded block is scored as aligned pairs against its own candidates'
-representatives and the day's earlier positions, no longer against the union of its block's
-candidates as a matrix (positions without profiles outside their candidates stay on the
-matrix, cheaper per pair: pairs everywhere took the 10k day's researchers step from 12.8 to
-19.9 s; fixed in 5f39fb8, after these runs: the 1,000,000 day ran with pairs everywhere). Same decisions: the six real sets' figures unchanged to four decimals; a test
-checks pairs against the matrix on acl_blocks with 4 candidates and overrides. **At 1,000,000
-papers the day's PostgreSQL CPU went from 344 s to 164 s, the day's CPU from 462 s to 280 s**
-(6.5x the 10k day's CPU, was 13.8x); the Python CPU stayed at 116-118 s: it is reading and
-featurizing the 1.7M representatives the twin-grown archive fills the candidate lists with, not
-scoring. Wall time 369.9 s (7.95x) is not comparable with the 349.3 s before: this day ran on one
-core beside the 10M re-match on the other (load 3.9; its daily assets took 58.8 s against 35.7 s,
-its checks 44.7 against 28.3). At 100k the new query changed nothing measurable (PostgreSQL CPU
-41.5 s against 37.3; the scan only appears at 1M).
-
-**Bounded candidates (commit c4bc48b).** In a name block holding more than 32 profiles, a new
-position is scored against the 32 profiles sharing the most identifying tokens with it (its full
-name, co-author keys, affiliations, S2 / OpenAlex / ORCID ids; a token held by more than 256
-profiles selects none), read from a GIN index on researcher_profiles.match_tokens (migration
-0019; profile_assign.bounded_candidates, profile_store.load_candidates), as the full re-match
-does in its big blocks. Decisions on the six real sets (tests/matching/test_profiles.py): the
-newest 10% by profile stay within 0.0008 B3 F1 of link by link (ads 0.9426 vs 0.9421 with 703
-of its 1,193 new positions in crowded blocks; aminer110 0.8229 vs 0.8233, 237 of 753); with every
-block treated as crowded, within 0.0005 at 32 candidates and 0.0037 at 8.
-
-**What the figures say.** The positions a day reads stop growing once the cap is reached:
-88,912 at 10k, 706,679 at 100k, 1,746,761 at 300k, 1,709,709 at 1,000,000 papers. The cap is
-reached because this archive is grown by copies: every base profile has K indistinguishable
-twins (the same names, co-authors and affiliations; only the upstream ids differ) sharing every
-token with the day's positions, so from about 32 copies on each position's 32 candidates are
-full (about 120 representatives a position, against 6 at 10k, where blocks are small). On a
-real arXiv a crowded block holds different people with different circles, and a position
-shares tokens with few of them: this growth is the worst case for the cap. The researchers step
-still grew from 300k (163 s) to 1,000,000 (274 s) with the same positions read. Sampled from
-pg_stat_activity every 0.5 s during the 1,000,000 day: the day's candidate query (blocks OR
-ids OR ORCIDs OR id pairs, profile_store.CANDIDATES_SQL) in 222 of 484 samples (111 s), reading
-positions 52, the block sizes 25, the token postings 22. Rewritten as one UNION branch per
-index (4a4e2a8), the 100k day's PostgreSQL CPU went 37 -> 140 s (rows "read by index"), so it
-was reverted (0cc6886); looked up key by key since (above). Also fixed (9a47fee): a representative on a 3,000-author paper read all of
-its rows (now the wanted ones and the author count).
-
-**Bar not met**: R is 7.96 at 1,000,000 papers on this archive (wall, beside another run; 6.5 by
-CPU). What would bring a twin-grown archive under 1.3 is a cap near the 10k day's block sizes (a
-few profiles), which changes decisions on real crowded blocks; not done. Next: fewer
-representatives read per candidate (the Python CPU at 1,000,000 is reading and featurizing the
-1.7M of them), the publish's researcher_metrics and serving steps and the whole-table checks
-(11, 9 and 24 s more at 1,000,000 than at 10k, rows "bounded candidates"), an archive grown with copies that are other
-people (names kept, circles permuted) for the realistic case.
-
-Earlier: reading candidates light (059b36b) took 123 -> 111 CPU s at 100k and 5.2 -> 4.0 GiB.
-Loading: the copies are made in the server (INSERT ... SELECT over generate_series, triggers and
-foreign-key checks off, secondary indexes rebuilt after), about 16 s per copy of the base on these
-2 cores; then a full metrics run and a full publish (1,000,000 papers: 37 min of copies, about
-9 min of metrics, 8 min of publish, 40.8 GiB).
-"""
-
-
-FINDINGS_OTHER = """
-**An archive of other people (2026-12-03, bench/archive_people.py).** The copies of the
-section above are twins of the base's researchers (same names, co-authors, affiliations), so
-from about 32 copies on every candidate list is full of them. Here each copy renames its
-people (name words permuted among words of one initial and about the same frequency; blocks,
-name keys and profile tokens mapped through the matcher's own functions; of 200 copied
-profiles rebuilt from their renamed positions, 2-6 differ in one name-key token, none in
-blocks, forms or co-authors): the largest block at 1,000,000 papers holds 16,324 positions.
-What a day reads still grows with the archive, because blocks do: 88,664 positions at 10k,
-152,600 at 28k, 341,814 at 100k, 1,120,410 at 1,000,000 (32 candidates a position).
-
-**8 candidates a position (a056cf4, rows "8 candidates").** In a block holding more than 8
-profiles a new position is scored against the 8 sharing the most identifying tokens
-(MatchConfig.profile_candidates; the full re-match keeps 32): on the six real sets within
-0.0028 B3 F1 of link by link (tests/matching/test_profiles.py). The day after 100k papers read
-221,808 positions instead of 341,814; its matching took 31.8 s instead of 68.8, the day 65.6 s
-(1.41x its 10k day; CPU 1.37x) instead of 110.5 (2.82x).
-
-**Checks (3c9b85c).** Row rules are database constraints checked as guards, the other scans
-scoped to the run's days or to the keys logged since the last publish: the day's checks took
-2.2 + 2.1 s at 100k (daily + publish) against 2.3 + 1.7 s at 10k. Left: serving's
-publication check counts every serving table (46.5 s of the 1,000,000 day, cold cache).
-
-**Not comparable wall times at 300k and 1,000,000.** The 300k (8 candidates) and 1,000,000
-(32 candidates) days ran at the same time, each on an archive larger than the page cache
-(12.5 and 41.3 GiB, 24 GiB of RAM): wall 560 s and 978 s are mostly waiting on the disk (CPU:
-136 s and 350 s against 45 s and 40 s for their 10k days: 3.05x and 8.8x). Sampled in the
-1,000,000 day: profile_store.load_candidates 461 s (the block sizes and the token postings,
-each a GIN lookup that visits wide researcher_profiles rows on disk: two statements of 216 s
-and 228 s in the server log), loading the representatives 103 s, serving's incremental apply
-98 s, scoring 26 s. Also found there and fixed after (4fd8bd3): the day's matching found
-papers gone from the corpus by an anti-join of every matching_state row (6.5 s).
-
-**Figures before 2026-12-04** (their JSONs were not kept; each line as written then, the
-code in brackets): 10k day 46.6 s, 100k 65.6 s (1.41 x), 300k 560.3 s (12.03 x, beside the 1M
-day) [8 candidates a position, looked up by key, scored by position]; 10k 39.2 s, 28k 50.2 s
-(1.28 x), 100k 110.5 s (2.82 x), 1,000,000 977.9 s (24.96 x, beside the 300k day) [bounded
-candidates, looked up by key, scored by position].
-
-**What changed since (2026-12-03).** (1) Profile lookups by a narrow B-tree (233a344, migration
-0022): wove.profile_keys holds one row per block or identifying token of a profile, kept by
-statement triggers on researcher_profiles; a crowded block's profile count and a token's postings
-are index-only reads, not GIN lookups that visit wide profile rows (the 216 s + 228 s
-statements above; one 100k day's plan on the GIN took over 6 minutes). (2) The publish's
-blocking check reads the publishes' own bookkeeping (b5fda50, migration 0023: each publish's
-row counts; previous counts + inserted - deleted), counting every row only after a full rebuild;
-the weekly serving_audit job counts them all. (3) 4 candidates a position, not 8 (0a8c748): on
-the six real sets by profile vs link by link, B3 F1 -0.0004 ads, -0.0006 aminer110, -0.0037
-pubmed_sanyal, -0.0020 acl_blocks, 0 medline_pairs and acl_homonyms (8: -0.0004, -0.0009,
--0.0028, 0, 0, 0). (4) The bench grows an archive once (--keep) and runs its day later alone
-(--day-on; an archive grown before 13a37f2 gets its profile keys and a VACUUM ANALYZE first,
-untimed). Found on the way: the copies are written with triggers off, so a grown archive's
-profile_keys lacked the copies until bench/archive_copy.py rebuilt them (13a37f2); a 100k day
-measured before that read too few candidates and was dropped.
-
-**The days of 2026-12-04 (the table; ecf358b).** Each archive grown once (--keep), then the four
-days run alone, one after another (1,000,000 first), each with --sample (a stack sampler in the
-bench process: every figure carries its overhead, so the 10k day reads 66.6 s against 46.6 s
-unsampled with 8 candidates; the ratios compare like with like). R at 1,000,000: **24.96 ->
-2.61** (CPU 8.81 -> 2.87); 100k 1.47, 300k 2.13. What still grows, sampled (10k -> 100k -> 300k
--> 1,000,000, seconds inclusive): loading the day's positions and the candidates'
-representatives (mention_load.load_mentions) 1.9 -> 7.3 -> 15.7 -> 37.7, the candidate lookups
-(profile_store.load_candidates) 1.2 -> 5.2 -> 12.2 -> 22.0, scoring 9.2 -> 14.9 -> 21.6 -> 18.5
-(positions loaded 81,376 -> 232,878: the representatives of 4 candidates in blocks that grow),
-metrics 3.6 -> 5.8 -> 11.7 -> 11.8; the serving apply 10.9 -> 12.2 -> 14.9 from 100k (the 10k
-day's publish was a full rebuild: a day is more than its share of a 10k archive). The daily
-assets 13.2 -> 21.5 s (authorships 3.1 -> 11.1). The day's checks are flat (2.9 + 2.3 s at 10k,
-2.2 + 1.4 s at 1,000,000). Most of the growth is reading rows scattered over an archive larger
-than memory (43 GiB, 24 GiB RAM): PostgreSQL CPU 30 s at 10k, 137 s at 1,000,000.
-
-**8 representatives a candidate (2026-12-04, 79febb9; rows "8 representatives a
-candidate").** Measured first on this 1,000,000 archive in a rolled-back transaction (a base day
-of 1,208 papers, 9,659 positions, cold cache): the candidate lookups found 35,693 profiles in
-25.4 s (token postings 5.3 s for 620,371 rows, the profile rows 14.2 s), and their
-representatives, 253,631 positions on 49,418 papers, took 36.4 s to read: about 0.8 ms a
-paper, the papers' rows scattered over 43 GiB with 24 GiB of RAM (forcing bitmap scans, for
-PostgreSQL 18's read-ahead, changed nothing: 39.2 s). So a candidate is now scored by its 8
-heaviest representatives of the block (MatchConfig.profile_representatives; profiles keep 16),
-and only the representatives of blocks where a new name fits the profile are read (the others
-were read and never scored): 212,710 positions on 44,804 papers for that base day. Real sets,
-by profile vs link by link (newest 10%, B3 F1): ads -0.0009, aminer110 -0.0009, pubmed_sanyal
--0.0043, acl_blocks -0.0014, medline_pairs and acl_homonyms 0 (with all 16: -0.0011, -0.0005,
--0.0044, -0.0014, 0, 0). A fresh 1,000,000 archive (grown in 73 min) and a fresh 10k one, each
-day run alone with the page cache dropped first (`echo 3 > /proc/sys/vm/drop_caches`; earlier
-days ran on whatever the page cache held): the 1,000,000 day **173.7 -> 150.5 s** (its
-researchers step 116.3 -> 88.0 s, positions loaded 232,878 -> 192,617; load_mentions 37.7 ->
-27.7 s sampled, load_candidates 22.0 -> 15.9, scoring 18.5 -> 13.3), but the 10k day also
-went 66.6 -> 54.4 s (researchers 30.3 -> 25.2; the rest is the run: its serving full rebuild
-9.3 -> 6.4 s, its daily assets 13.2 -> 11.1), and the 1,000,000 day's daily assets, cold,
-took 29.0 s against 21.5 (authorships 11.1 -> 14.6 s): **R 2.77** (CPU 3.04), against 2.61
-before.
-What a day does no longer grows much in count (positions loaded 70,836 at 10k, 192,617 at
-1,000,000; candidates are 4 a position in crowded blocks); what grows is the price of each read.
-
-**Bar not met (R 2.77).** The rest is reading the representatives' papers and the candidates'
-rows cold (PostgreSQL CPU 25 s at 10k, 126 s at 1,000,000). Next: keep each representative's
-features with its profile (name, co-author and affiliation keys, venue, year, text term counts,
-a quantized sentence vector: about 1 KB a representative, some 10 GB at 1,000,000 papers), so a
-day reads its candidates' rows and nothing else, with triggers on the source tables (papers,
-paper_authors, authorships, paper_embeddings) clearing a paper's kept features when it changes;
-then the token postings (620,371 rows to Python for 9,659 positions: count in SQL) and the
-daily assets' writes into big indexes (authorships 2.6 s at 10k, 14.6 s at 1,000,000, cold).
-"""
 
 
 def report(write: bool = True) -> str:
@@ -605,6 +453,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="the copies' people: the base's again (twins) or renamed (other: bench/archive_people.py)")
     ap.add_argument("--keep", action="store_true", help="grow each size's archive and keep it; no day")
     ap.add_argument("--day-on", type=Path, help="the day on the archive a --keep run left there (one --papers)")
+    ap.add_argument("--cold", action="store_true", help="drop the kernel's page cache before each day (root)")
     args = ap.parse_args(argv)
     if args.day_on and len(args.papers or []) != 1:
         ap.error("--day-on takes the one --papers the archive was grown for")
@@ -612,7 +461,7 @@ def main(argv: list[str] | None = None) -> None:
         for n in args.papers or [10_000]:
             try:
                 run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib,
-                         args.people, args.keep, args.day_on)
+                         args.people, args.keep, args.day_on, args.cold)
             except KeyboardInterrupt:
                 stopped = _figures_path(n, _code(args.people))
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
