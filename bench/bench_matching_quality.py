@@ -6,8 +6,8 @@ Real data: every set of ``--dev`` scored by a model trained without it (leave on
 as ``wove matching evaluate DIR... --leave-one-out``), at the shipped model's threshold,
 beside the two baselines, S2AND's production model on the same files and the issue's bars;
 the newest 10% of each set assigned incrementally after the rest, against batch, link by link
-and by profile (profile_assign: the daily run's way). Sandbox:
-the default world (seed 7) with the shipped model (trained on seed 11, never on seed 7).
+and by profile (profile_assign: the daily run's way). Sandbox: the default world (seed 7) with
+the shipped model (trained on seed 11, never on seed 7).
 Writes the "Author matching quality" section of bench/RESULTS.md.
 """
 
