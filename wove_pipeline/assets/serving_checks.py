@@ -33,7 +33,8 @@ def _mismatches(expected: dict[str, int | None], actual: dict[str, int | None]) 
 
 def _counted_mismatches(conn, counts: dict[str, int]) -> dict[str, dict]:
     """Each serving table whose rows are not as many as ``counts`` says (every row counted)."""
-    actual = {t: None if missing_tables(conn, [f"serving.{t}"]) else
+    gone = set(missing_tables(conn, [f"serving.{t}" for t in counts]))
+    actual = {t: None if f"serving.{t}" in gone else
               db.fetch_value(conn, sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("serving", t)))
               for t in counts}
     return _mismatches(counts, actual)

@@ -128,6 +128,19 @@ class _Compat:
             v = self.cache[k] = name_evidence(a, b) != "incompatible"
         return v
 
+    def fits(self, name: Name, forms: Iterable[Name]) -> bool:
+        """A name may join a profile whose forms in its block are these: it fits every one."""
+        return all(self(name, n) for n in forms)
+
+
+def forms_by_block(p: Profile) -> dict[str, list[Name]]:
+    """A profile's printed name forms, by name block."""
+    per: dict[str, list[Name]] = defaultdict(list)
+    for f in p.name_forms:
+        n = form_name(f)
+        per[n.block].append(n)
+    return per
+
 
 def assign_by_profiles(
     profiles: dict[int, Profile],
@@ -157,13 +170,7 @@ def assign_by_profiles(
     new_blocks = {m.block for m in new_mentions}
     compat = _Compat()
 
-    forms_of: dict[int, dict[str, list[Name]]] = {}
-    for label, p in profiles.items():
-        per: dict[str, list[Name]] = defaultdict(list)
-        for f in p.name_forms:
-            n = form_name(f)
-            per[n.block].append(n)
-        forms_of[label] = per
+    forms_of = {label: forms_by_block(p) for label, p in profiles.items()}
 
     old: list[Mention] = []
     old_label: list[int] = []
@@ -207,7 +214,7 @@ def assign_by_profiles(
         for label in labels_in.get(m.block, ()):
             forms = forms_of[label][m.block]
             p = profiles[label]
-            if not all(compat(m.name, n) for n in forms) or (orcid and any(o != orcid for o in p.orcids)):
+            if not compat.fits(m.name, forms) or (orcid and any(o != orcid for o in p.orcids)):
                 b.add(label)
             elif orcid and orcid in p.orcids:
                 f.add(label)

@@ -40,8 +40,8 @@ from .match_state import (
 from .mention_load import load_mentions
 from .names import normalize_text
 from .overrides import Overrides
-from .profile_assign import _Compat, assign_by_profiles, scored_representatives, update_profiles
-from .profiles import Profile, build_profile, form_name
+from .profile_assign import _Compat, assign_by_profiles, forms_by_block, scored_representatives, update_profiles
+from .profiles import Profile, build_profile
 
 
 def _researcher_row(p: Profile, names: dict[str, str]) -> tuple:
@@ -100,15 +100,11 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     new_names: dict[str, list] = defaultdict(list)
     for m in new:
         new_names[m.block].append(m.name)
-    for label, p in profiles.items():
-        per: dict[str, list] = defaultdict(list)
-        for f in p.name_forms:
-            n = form_name(f)
-            per[n.block].append(n)
+    for p in profiles.values():
         # only the blocks where a new name fits the profile: a representative elsewhere is
         # scored against no one it could join (the assignment reads the new names' blocks)
-        fits = {blk for blk, forms in per.items()
-                if any(all(compat(name, n) for n in forms) for name in new_names.get(blk, ()))}
+        fits = {blk for blk, forms in forms_by_block(p).items()
+                if any(compat.fits(name, forms) for name in new_names.get(blk, ()))}
         wanted |= {split_mention_id(r.mention_id) for r in scored_representatives(p, fits, cfg)}
     rep_mentions, _ = load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted)
     reps = {m.mention_id: m for m in rep_mentions}
