@@ -98,6 +98,22 @@ def test_how_common_a_name_is_decides_how_much_evidence_a_merge_needs():
     assert data.surname_variety[data.variant[2]] > 3 + data.surname_variety[data.variant[0]]
 
 
+def test_a_prior_that_never_saw_a_name_counts_it_as_rare_and_the_shipped_one_comes_back():
+    """Evaluation swaps the name prior (quality.unseen_names_scores); matching reads the swapped one."""
+    from wove_pipeline.matching import name_prior
+
+    wang = [Mention("w", "pw", 0, "J.", None, "Wang")]
+    shipped = build_data(wang).surname_variety[0]
+    bylines = ["Jun Wang", "Jian Wang", "Wei Wang", "Jun Li", "Wei Li", "Ana Silva"]
+    doc = name_prior.counts_of(bylines)
+    assert doc["first_names_of_surname"] == {"li": 2, "wang": 3}  # a surname seen with one first name is left out
+    with name_prior.prior(doc):
+        assert build_data(wang).surname_variety[0] == np.float32(np.log1p(3))
+        with name_prior.prior(name_prior.counts_of(["Ana Silva"])):
+            assert build_data(wang).surname_variety[0] == 0.0  # never seen: as rare as a name can be
+    assert build_data(wang).surname_variety[0] == shipped > np.log1p(100)
+
+
 def test_training_is_deterministic():
     from wove_pipeline.matching.train import fit
     rng = np.random.default_rng(0)

@@ -388,13 +388,15 @@ def _by_exponent(per: dict[tuple[float, float], dict]) -> dict[str, dict[str, di
 
 def _byline_names(dev_root: str) -> list[str]:
     """Every author name printed on the labelled sets' papers (labels are not read)."""
-    out = []
-    for name in sorted(os.listdir(dev_root)):
-        p = os.path.join(dev_root, name, "papers.json")
-        if not os.path.exists(p):
-            continue
-        with open(p, encoding="utf-8") as f:
-            papers = json.load(f)
-        for paper in papers.values() if isinstance(papers, dict) else papers:
-            out.extend(a["author_name"] for a in paper.get("authors") or [] if a.get("author_name"))
-    return out
+    return [n for name in sorted(os.listdir(dev_root)) for n in byline_names(os.path.join(dev_root, name))]
+
+
+def byline_names(directory: str) -> list[str]:
+    """Every author name printed on one labelled set's papers (none without papers.json)."""
+    p = os.path.join(directory, "papers.json")
+    if not os.path.exists(p):
+        return []
+    with open(p, encoding="utf-8") as f:
+        papers = json.load(f)
+    return [a["author_name"] for paper in (papers.values() if isinstance(papers, dict) else papers)
+            for a in paper.get("authors") or [] if a.get("author_name")]
