@@ -184,6 +184,32 @@ def test_first_publish_is_full_and_a_publish_with_nothing_changed_writes_nothing
     assert publish(database_url).rows_written == {t: {"deleted": 0, "inserted": 0} for t in PKS}
 
 
+def test_a_renamed_researcher_rewrites_their_papers_and_a_changed_one_does_not(database_url, small_world):
+    """A paper's author list shows its researchers' slugs: a rename rewrites every paper of
+    the researcher; a change the author list does not show (a new ORCID) re-reads none."""
+    _small_world_published(database_url, small_world)
+    with db.connect(database_url) as conn:
+        renamed, other = conn.execute(
+            "SELECT researcher_id FROM wove.researchers r WHERE orcid IS NULL AND (SELECT count(*)"
+            " FROM wove.researcher_mentions m WHERE m.researcher_id = r.researcher_id) >= 2"
+            " ORDER BY researcher_id LIMIT 2").fetchall()
+        papers = lambda rid: {a for (a,) in conn.execute(  # noqa: E731
+            "SELECT arxiv_id FROM wove.researcher_mentions WHERE researcher_id = %s", (rid,))}
+        conn.execute("UPDATE wove.researchers SET display_name = 'Renamed Person' WHERE researcher_id = %s", renamed)
+        conn.execute("UPDATE wove.researchers SET orcid = '0000-0002-1825-0097' WHERE researcher_id = %s", other)
+        conn.commit()
+        result = publish(database_url)
+        assert result.mode == "incremental"
+        slug = f"{renamed[0]}-renamed-person"
+        shown = {a for (a,) in conn.execute(
+            "SELECT arxiv_id FROM serving.papers, jsonb_array_elements(author_list) e"
+            " WHERE e ->> 'researcher_slug' = %s", (slug,))}
+        assert shown == papers(renamed[0])
+        assert result.rows_written["papers"]["inserted"] == len(papers(renamed[0]))
+        # re-read: the renamed one's papers, not the other's (which show no ORCID)
+        assert result.key_sets["k_paper"] == len(papers(renamed[0]))
+
+
 @pytest.mark.parametrize("change, reason", [
     (lambda url: publish(url, full=True), "requested"),
     (lambda url: publish(url, site_url="https://elsewhere.example"), "the site URL changed"),

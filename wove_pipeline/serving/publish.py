@@ -60,6 +60,7 @@ class PublishResult:
     seconds_by_table: dict[str, float]  # incremental: per table, its key sets included
     moved_functions: list[str]  # full: the functions carried over from the old schema
     export: ExportResult | None = None  # the Parquet export, when asked for
+    key_sets: dict[str, int] = dataclasses.field(default_factory=dict)  # incremental: keys in each key set (what was re-read)
 
     @property
     def rows_rewritten(self) -> int:
@@ -145,7 +146,8 @@ def _publish_snapshot(conn: psycopg.Connection, site_url: str, full: bool, full_
         " site_url, migration, rows_written, row_counts, seconds) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
         (stamp.publication_id, stamp.published_at, mode, reason, tables.definition_hash(), site_url, migration,
          json.dumps(written), json.dumps(counts), time.perf_counter() - started))
-    return PublishResult(stamp.publication_id, stamp.published_at, mode, reason, counts, written, seconds, moved)
+    return PublishResult(stamp.publication_id, stamp.published_at, mode, reason, counts, written, seconds, moved,
+                         key_sets=made)
 
 
 def _full_rebuild_reason(conn: psycopg.Connection, site_url: str, migration: int) -> str | None:
