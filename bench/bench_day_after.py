@@ -309,23 +309,21 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
 
 
 def _publish_if_redefined(be, fig: dict, log) -> None:
-    """An archive served under another serving definition (grown before a change to
-    serving/tables.py): a full publish first, untimed, as the first publish after an upgrade
-    makes one, so that the day's publish is the incremental one a day makes."""
+    """An archive grown by earlier code (another serving definition, migrations applied since):
+    a full publish first, untimed, as the first publish after an upgrade makes one, so that
+    the day's publish is the incremental one a day makes."""
     import psycopg
 
-    from wove_pipeline.serving import tables
-    from wove_pipeline.serving.publish import publish
+    from wove_pipeline.serving.publish import next_publish_is_full, publish
 
     with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-        served = conn.execute("SELECT definition FROM wove.serving_publishes ORDER BY published_at DESC LIMIT 1"
-                              ).fetchone()
-        if served and served[0] != tables.definition_hash():
+        reason = next_publish_is_full(conn)
+        if reason:
             t0 = time.perf_counter()
             publish(conn, full=True)
             conn.execute("VACUUM ANALYZE")
-            fig.setdefault("grow_s", {})["serving_redefined"] = time.perf_counter() - t0
-            log(f" served under another serving definition: published whole first in {time.perf_counter() - t0:.0f} s")
+            fig.setdefault("grow_s", {})["published_after_upgrade"] = time.perf_counter() - t0
+            log(f" {reason}: published whole first in {time.perf_counter() - t0:.0f} s")
 
 
 def _grow_archive(be, fig: dict, target: int, people: str, seed: int, run_config, day: dt.date, log) -> None:

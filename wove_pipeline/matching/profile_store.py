@@ -44,7 +44,9 @@ LATERAL (SELECT k.researcher_id FROM wove.profile_keys k WHERE k.key = t ORDER B
 """
 
 # Every lookup is one key against one index (a LATERAL per block, ORCID and id pair), and
-# `fresh` is read by primary key. One OR of `&&` against arrays of thousands of keys ran as a
+# the profile rows and `fresh` are read by primary key: joined plainly, the GIN lookups'
+# estimates (thousands of rows a key) made the planner hash the whole profile table, a scan
+# of every profile (1.3 GB at 300,000 papers) for some 34,000 candidates. One OR of `&&` against arrays of thousands of keys ran as a
 # scan of the profiles (111 s of the day after 1,000,000 papers, sampled from
 # pg_stat_activity); key by key, that day's PostgreSQL CPU went from 344 s to 164 s.
 CANDIDATES_SQL = """
@@ -61,7 +63,7 @@ WITH hit AS (
 SELECT p.researcher_id, p.name_forms, p.id_counts -> 'orcid', p.id_counts -> 'pairs', p.representatives,
        (SELECT p.built_at >= r.updated_at AND p.mention_count = r.mention_count
         FROM wove.researchers r WHERE r.researcher_id = p.researcher_id) AS fresh
-FROM hit JOIN wove.researcher_profiles p USING (researcher_id)
+FROM hit, LATERAL (SELECT * FROM wove.researcher_profiles p WHERE p.researcher_id = hit.researcher_id LIMIT 1) p
 """
 
 BY_ID_SQL = """

@@ -367,10 +367,10 @@ AUTHOR_RESEARCHERS_SQL = """
             UNION
             SELECT rm.researcher_id FROM oa JOIN wove.authorships a ON a.openalex_author_id = oa.id
             JOIN wove.researcher_mentions rm ON rm.arxiv_id = a.arxiv_id AND rm.position = a.position
-            UNION  -- hash joins over every researcher row: one scan, whatever the statistics say
-            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.s2_author_ids) AS x(id)
-            JOIN s2 ON s2.id = x.id
+            UNION  -- id by id through the GIN indexes (migration 0024; OFFSET 0: never one scan of all)
+            SELECT r.researcher_id FROM s2, LATERAL (SELECT researcher_id FROM wove.researchers
+                                                     WHERE s2_author_ids @> ARRAY[s2.id] OFFSET 0) r
             UNION
-            SELECT r.researcher_id FROM wove.researchers r CROSS JOIN LATERAL unnest(r.openalex_author_ids) AS x(id)
-            JOIN oa ON oa.id = x.id
+            SELECT r.researcher_id FROM oa, LATERAL (SELECT researcher_id FROM wove.researchers
+                                                     WHERE openalex_author_ids @> ARRAY[oa.id] OFFSET 0) r
         """

@@ -150,6 +150,12 @@ def _publish_snapshot(conn: psycopg.Connection, site_url: str, full: bool, full_
                          key_sets=made)
 
 
+def next_publish_is_full(conn: psycopg.Connection, site_url: str = "") -> str | None:
+    """Why the next publish will rebuild everything (None: it can be incremental, unless its
+    changes say otherwise)."""
+    return _full_rebuild_reason(conn, site_url, db.fetch_value(conn, "SELECT max(version) FROM wove.schema_migrations"))
+
+
 def _full_rebuild_reason(conn: psycopg.Connection, site_url: str, migration: int) -> str | None:
     """Why this publish cannot be incremental, or None when it can."""
     if not db.fetch_value(conn, "SELECT to_regclass('serving.publication') IS NOT NULL"):
