@@ -206,10 +206,7 @@ def _publish_incremental(conn: psycopg.Connection, site_url: str, stamp: _Stamp,
     "inserted"}}, {table: seconds})."""
     written: dict[str, dict[str, int]] = {}
     seconds: dict[str, float] = {}
-    # a day's keys are a sliver of tables whose pages are mostly cached: price random reads
-    # as an SSD does (PostgreSQL's default, 4, is a spinning disk's), or a few thousand
-    # index look-ups lose to a scan of millions
-    conn.execute("SET LOCAL random_page_cost = 1.1")
+    db.price_random_reads_as_ssd(conn)
     for t in tables.TABLE_DEFINITIONS:
         table_started = time.perf_counter()
         for name in tables.key_sets_in(*t.delete, *(v for p in t.passes for v in p.values())):
