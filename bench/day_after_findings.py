@@ -167,4 +167,34 @@ day reads its candidates' rows and nothing else, with triggers on the source tab
 paper_authors, authorships, paper_embeddings) clearing a paper's kept features when it changes;
 then the token postings (620,371 rows to Python for 9,659 positions: count in SQL) and the
 daily assets' writes into big indexes (authorships 2.6 s at 10k, 14.6 s at 1,000,000, cold).
+
+**Plans by index (2026-12-04, 9dd8116; rows "plans by index").** A 300,000-paper day run with
+its statements logged and explained (auto_explain with buffers) showed the growth was PostgreSQL
+reading whole tables, not the matcher reading more: (1) ANALYZE samples whole pages, where a
+paper's author rows lie side by side, and estimated 15,477 distinct papers in paper_authors at
+300,000, so "these 27,000 papers' positions" became scans and hash joins of paper_authors,
+authorships and researcher_mentions (3.2 million rows each; the metrics' paper states alone read
+2.2 GB); (2) the candidate profiles were joined by hashing the whole profile table (the GIN id
+lookups were estimated at thousands of rows a key): 1.3 GB read for 34,155 candidates; (3) the
+metrics found the researchers of changed upstream ids by scanning every researcher row, twice;
+(4) the publish re-read every paper of every researcher whose row changed: 2,467 papers with
+294,894 positions (collaboration papers) for a day of 1,208. Fixed: migration 0024 (the
+arxiv_id distinct counts set as a fraction of the rows; GIN indexes on the researchers'
+upstream ids, and no GIN pending list on those and the profiles' id indexes: every lookup read
+the entries the day had added, 2.8 s for 1,900 lookups); the candidate profiles read by primary
+key; a researcher's papers re-read only when the slug their author lists show differs from the
+served one; the matching run prices random reads as an SSD does (the publish did already).
+A fresh 1,000,000 archive (grown in 63 min) and the 10k one, each day alone, cold, sampled:
+the 1,000,000 day **150.5 -> 90.5 s** (researchers 88.0 -> 55.8 s, with load_mentions 27.7 ->
+11.6 s and load_candidates 15.9 -> 9.5 s sampled; metrics 11.7 -> 4.4; serving 13.3 -> 7.9;
+PostgreSQL CPU 126 -> 39 s), the 10k day 54.4 -> 41.5 s: **R 2.18** (CPU 1.89), against 2.77.
+
+**Bar not met (R 2.18).** What is left grows with the blocks more than with the reads: the
+1,000,000 day loads and scores 192,617 positions against 70,836 at 10k (4 candidates of 8
+representatives a position fill up only in crowded blocks), and its researchers step is 55.8 s
+against 18.7. Next: keep each representative's features with its profile (one read a candidate
+instead of its papers' rows in four tables: load_mentions 11.6 s), score fewer representatives
+where the first ones decide, and the daily writes (COMMIT 6.7 s at 1,000,000: full-page images of
+index pages touched once after a checkpoint; the embedded server runs PostgreSQL's default
+128 MB of shared buffers and 1 GB of WAL between checkpoints).
 """
