@@ -314,10 +314,10 @@ def _publish_if_redefined(be, fig: dict, log) -> None:
     the day's publish is the incremental one a day makes."""
     import psycopg
 
-    from wove_pipeline.serving.publish import next_publish_is_full, publish
+    from wove_pipeline.serving.publish import full_rebuild_reason, publish
 
     with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-        reason = next_publish_is_full(conn)
+        reason = full_rebuild_reason(conn)
         if reason:
             t0 = time.perf_counter()
             publish(conn, full=True)

@@ -46,9 +46,10 @@ LATERAL (SELECT k.researcher_id FROM wove.profile_keys k WHERE k.key = t ORDER B
 # Every lookup is one key against one index (a LATERAL per block, ORCID and id pair), and
 # the profile rows and `fresh` are read by primary key: joined plainly, the GIN lookups'
 # estimates (thousands of rows a key) made the planner hash the whole profile table, a scan
-# of every profile (1.3 GB at 300,000 papers) for some 34,000 candidates. One OR of `&&` against arrays of thousands of keys ran as a
-# scan of the profiles (111 s of the day after 1,000,000 papers, sampled from
-# pg_stat_activity); key by key, that day's PostgreSQL CPU went from 344 s to 164 s.
+# of every profile (1.3 GB at 300,000 papers) for some 34,000 candidates. One OR of `&&`
+# against arrays of thousands of keys ran as a scan of the profiles (111 s of the day after
+# 1,000,000 papers, sampled from pg_stat_activity); key by key, that day's PostgreSQL CPU
+# went from 344 s to 164 s.
 CANDIDATES_SQL = """
 WITH hit AS (
     SELECT h.researcher_id FROM unnest(%(blocks)s::text[]) b,

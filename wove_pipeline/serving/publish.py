@@ -60,7 +60,8 @@ class PublishResult:
     seconds_by_table: dict[str, float]  # incremental: per table, its key sets included
     moved_functions: list[str]  # full: the functions carried over from the old schema
     export: ExportResult | None = None  # the Parquet export, when asked for
-    key_sets: dict[str, int] = dataclasses.field(default_factory=dict)  # incremental: keys in each key set (what was re-read)
+    # incremental: the keys of each key set (what the publish re-read)
+    key_sets: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property
     def rows_rewritten(self) -> int:
@@ -150,10 +151,11 @@ def _publish_snapshot(conn: psycopg.Connection, site_url: str, full: bool, full_
                          key_sets=made)
 
 
-def next_publish_is_full(conn: psycopg.Connection, site_url: str = "") -> str | None:
+def full_rebuild_reason(conn: psycopg.Connection, site_url: str = "") -> str | None:
     """Why the next publish will rebuild everything (None: it can be incremental, unless its
     changes say otherwise)."""
-    return _full_rebuild_reason(conn, site_url, db.fetch_value(conn, "SELECT max(version) FROM wove.schema_migrations"))
+    migration = db.fetch_value(conn, "SELECT max(version) FROM wove.schema_migrations")
+    return _full_rebuild_reason(conn, site_url, migration)
 
 
 def _full_rebuild_reason(conn: psycopg.Connection, site_url: str, migration: int) -> str | None:
