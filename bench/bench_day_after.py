@@ -80,6 +80,11 @@ def _code(people: str) -> str:
     return CODE + (OTHER_PEOPLE if people == "other" else "")
 
 
+def _current(f: dict) -> bool:
+    """Figures made with today's matching code (of either kind of archive)."""
+    return f["code"].replace(OTHER_PEOPLE, "") == CODE
+
+
 def _figures_path(target: int, code: str = CODE) -> Path:
     tag = FILE_TAG.get(code) or re.sub(r"[^a-z0-9]+", "-", code.lower()).strip("-")
     return OUT / f"{target}-{tag}.json"
@@ -265,7 +270,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
                 rebuild_profile_keys(conn)
                 conn.execute("VACUUM ANALYZE")
-        _publish_if_redefined(be, fig, log)
+        _publish_whole_after_upgrade(be, fig, log)
         if keep:
             fig.update(status="archive kept", home=str(be.home))
             path.write_text(json.dumps(fig, indent=1, default=str))
@@ -308,7 +313,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
     return fig
 
 
-def _publish_if_redefined(be, fig: dict, log) -> None:
+def _publish_whole_after_upgrade(be, fig: dict, log) -> None:
     """An archive grown by earlier code (another serving definition, migrations applied since):
     a full publish first, untimed, as the first publish after an upgrade makes one, so that
     the day's publish is the incremental one a day makes."""
@@ -384,7 +389,7 @@ def report(write: bool = True) -> str:
     tens = {f["code"]: f for f in figs if f["target"] == 10_000}
     # an archive of 10k papers has no copies: its day is the same whoever the copies would be
     base_of = lambda f: tens.get(f["code"]) or tens.get(f["code"].replace(OTHER_PEOPLE, ""), figs[0])  # noqa: E731
-    base = tens.get(CODE) or tens.get(CODE + OTHER_PEOPLE) or base_of(figs[0])
+    base = next((f for f in tens.values() if _current(f)), None) or base_of(figs[0])
     tag = lambda f: "" if len(tens) < 2 else f" [{f['code']}]"  # noqa: E731
     lines = [f"day after {f['archive']['papers']:,} papers: {_day_s(f):.1f} s ({_day_s(f) / _day_s(base_of(f)):.2f} x the "
              f"10k day){tag(f)}; CPU {_cpu_s(f):.0f} s ({_cpu_s(f) / _cpu_s(base_of(f)):.2f} x)" for f in figs]
@@ -407,13 +412,13 @@ def report(write: bool = True) -> str:
             f"{step(f, 'researchers'):.1f} ({d['researchers'].get('positions_loaded', 0):,})",
             f"{step(f, 'researcher_metrics'):.1f}", f"{step(f, 'serving'):.1f}", f"{_checks_s(f, True):.1f}",
             f"{f['rss_peak_mib']:,.0f}", f"{d['load_before'].split()[0]} / {d['load_after'].split()[0]}"]) + " |")
-    largest = max(figs + unfinished, key=lambda f: (f["target"], f["code"].replace(OTHER_PEOPLE, "") == CODE))
+    largest = max(figs + unfinished, key=lambda f: (f["target"], _current(f)))
     day = base["day"]
     same = len({(f["day"]["records"], f["day"]["positions"], f["day"]["ids_digest"]) for f in figs + unfinished}) == 1
     if largest["target"] < 1_000_000:
         verdict = "1,000,000 not measured."
     elif largest in unfinished:
-        done = max(figs, key=lambda f: (f["target"], f["code"].replace(OTHER_PEOPLE, "") == CODE))
+        done = max(figs, key=lambda f: (f["target"], _current(f)))
         verdict = (f"not met. The 1,000,000-paper day did not complete (its line); the largest completed, "
                    f"{done['archive']['papers']:,} papers, costs {_day_s(done) / _day_s(base_of(done)):.2f} x the "
                    f"10k day (CPU {_cpu_s(done) / _cpu_s(base_of(done)):.2f} x), and the growth is linear in the "

@@ -60,7 +60,7 @@ class PublishResult:
     seconds_by_table: dict[str, float]  # incremental: per table, its key sets included
     moved_functions: list[str]  # full: the functions carried over from the old schema
     export: ExportResult | None = None  # the Parquet export, when asked for
-    # incremental: the keys of each key set (what the publish re-read)
+    # the keys in each key set made (what an incremental publish re-read)
     key_sets: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property

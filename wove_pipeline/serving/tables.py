@@ -91,6 +91,13 @@ _INSTITUTION_ROUTE_KEYS = """
         UNION ALL SELECT {s}.route_key(a), institution_id, 'alias', 4, papers
                   FROM {src}, unnest(aliases) AS a"""
 
+
+def _slug(alias: str) -> str:
+    """A researcher's slug from its wove.researchers row (``alias``): the one their page, the
+    papers' author lists and the key set of renamed researchers all compute."""
+    return f"{alias}.researcher_id || '-' || wove.name_slug({alias}.display_name)"
+
+
 TABLE_DEFINITIONS = (
     # ---------------------------------------------------------------- papers
     Table(
@@ -111,7 +118,7 @@ TABLE_DEFINITIONS = (
         LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = pa.arxiv_id AND rm.position = pa.position
         -- a researcher's slug once per researcher, not once per author position naming them
         -- (OFFSET 0 keeps it computed in the subquery)
-        LEFT JOIN (SELECT rs.researcher_id, rs.researcher_id || '-' || wove.name_slug(rs.display_name) AS slug
+        LEFT JOIN (SELECT rs.researcher_id, {_slug('rs')} AS slug
                    FROM wove.researchers rs WHERE {{where_slugs}} OFFSET 0) r ON r.researcher_id = rm.researcher_id
         WHERE {{where_authors}}
         GROUP BY pa.arxiv_id
@@ -191,7 +198,7 @@ TABLE_DEFINITIONS = (
                                        'item', %(site)s || '/researchers/' || slug)))) AS json_ld
     FROM (
         SELECT r.researcher_id, r.display_name,
-               r.researcher_id || '-' || wove.name_slug(r.display_name) AS slug,
+               """ + _slug("r") + """ AS slug,
                r.normalized_name, r.orcid,
                m.papers_here,
                CASE WHEN m.ext_source IS NOT NULL THEN m.ext_h_index ELSE m.archive_h_index END AS h_index,
@@ -446,9 +453,8 @@ KEY_SETS: dict[str, tuple[str, str]] = {
         WHERE rm.researcher_id IN (
             SELECT c.key::bigint FROM _changes c
             LEFT JOIN wove.researchers r ON r.researcher_id = c.key::bigint
-            LEFT JOIN serving.researchers s ON s.researcher_id = c.key::bigint
-            WHERE c.kind = 'researcher'
-              AND s.slug IS DISTINCT FROM r.researcher_id || '-' || wove.name_slug(r.display_name))"""),
+            LEFT JOIN """ + SCHEMA + """.researchers s ON s.researcher_id = c.key::bigint
+            WHERE c.kind = 'researcher' AND s.slug IS DISTINCT FROM """ + _slug("r") + ")"),
     # researchers: their row, metrics, co-author count; and names/ROR of their institutions
     "k_researcher": ("bigint", "SELECT key::bigint FROM (" + _CHANGED.format("researcher,researcher_metrics,coauthor")
                      + ") c" + """
