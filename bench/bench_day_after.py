@@ -242,6 +242,14 @@ def _writes_between(before: dict[str, tuple], after: dict[str, tuple]) -> dict:
             "tables": {k: dict(zip(("ins", "upd", "hot", "del"), v)) for k, v in sorted(d.items()) if any(v)}}
 
 
+def _writes_cells(w: dict | None) -> list[str]:
+    """The day's WAL and its share of HOT updates, for the table ("-": not recorded then)."""
+    if not w:
+        return ["-", "-"]
+    upd = sum(t["upd"] for t in w["tables"].values())
+    return [f"{w['wal_mib']:,.0f} ({w['wal_fpi']:,})", f"{sum(t['hot'] for t in w['tables'].values()):,} / {upd:,}"]
+
+
 def drop_page_cache() -> None:
     """Empty the kernel's page cache (root only), so that a day reads its archive from disk as
     the first day after a restart does, whatever ran before it (--cold)."""
@@ -448,7 +456,8 @@ def report(write: bool = True) -> str:
     step = lambda f, k: f["day"]["steps"].get(k, 0.0)  # noqa: E731
     heads = ["matching code", "archive papers", "positions", "largest block", "researchers", "day s (R)", "CPU s (R)",
              "daily assets s", "daily checks s", "researchers s (positions loaded)", "researcher_metrics s",
-             "serving s", "publish checks s", "bench peak RSS MiB", "load (1 min) before / after"]
+             "serving s", "publish checks s", "WAL MiB (full-page images)", "HOT updates / updates",
+             "bench peak RSS MiB", "load (1 min) before / after"]
     rows = ["| " + " | ".join(heads) + " |", "|" + "---:|" * (len(heads) - 1) + "---|"]
     for f in sorted(figs, key=lambda f: (f["code"], f["target"])):
         a, d = f["archive"], f["day"]
@@ -459,6 +468,7 @@ def report(write: bool = True) -> str:
             f"{sum(step(f, k) for k in DAILY_ORDER):.1f}", f"{_checks_s(f, False):.1f}",
             f"{step(f, 'researchers'):.1f} ({d['researchers'].get('positions_loaded', 0):,})",
             f"{step(f, 'researcher_metrics'):.1f}", f"{step(f, 'serving'):.1f}", f"{_checks_s(f, True):.1f}",
+            *_writes_cells(d.get("writes")),
             f"{f['rss_peak_mib']:,.0f}", f"{d['load_before'].split()[0]} / {d['load_after'].split()[0]}"]) + " |")
     largest = max(figs + unfinished, key=lambda f: (f["target"], _current(f)))
     day = base["day"]
