@@ -28,16 +28,15 @@ LEFT JOIN wove.authorships au USING (arxiv_id, position)
 ORDER BY pa.arxiv_id, pa.position
 """
 WANTED_POSITIONS = "WHERE (pa.arxiv_id, pa.position) IN (SELECT * FROM unnest(%s::text[], %s::int[]))"
+AUTHOR_COUNTS_SQL = "SELECT arxiv_id, count(*) FROM wove.paper_authors WHERE arxiv_id = ANY(%s) GROUP BY arxiv_id"
 # A paper whose text was counted before (papers.content_hash: the same title and abstract)
 # comes with its kept term counts instead of its text, and with its sentence vector where
 # the embedding stage made one of this text with the model the pair model was trained on
-# (pgvector's binary form: a fraction of the text form's bytes, no float parsing). Where only
-# some positions are read, with the paper's author count, from the row read anyway (a count of
-# paper_authors was one more index read a paper: 1.5 s of the day after 1,000,000 papers).
+# (pgvector's binary form: a fraction of the text form's bytes, no float parsing).
 MENTION_PAPERS_SQL = """
 SELECT p.arxiv_id, p.published, p.categories, p.journal_ref, p.content_hash, t.terms,
        CASE WHEN t.terms IS NULL THEN p.title END, CASE WHEN t.terms IS NULL THEN p.abstract END,
-       {vector}, {count}
+       {vector}
 FROM wove.papers p
 LEFT JOIN wove.matching_text_terms t
        ON t.arxiv_id = p.arxiv_id AND t.content_hash = p.content_hash AND t.version = %(version)s
@@ -48,10 +47,9 @@ VECTOR_JOIN = """LEFT JOIN wove.paper_embeddings e
        ON e.arxiv_id = p.arxiv_id AND e.content_hash = p.content_hash AND e.model = %(model)s"""
 
 
-def _papers_sql(where: str, vectors: bool, count: bool = False) -> str:
+def _papers_sql(where: str, vectors: bool) -> str:
     return MENTION_PAPERS_SQL.format(where=where, vector="vector_send(e.embedding)" if vectors else "NULL::bytea",
-                                     join=VECTOR_JOIN if vectors else "",
-                                     count="jsonb_array_length(p.authors)" if count else "NULL::int")
+                                     join=VECTOR_JOIN if vectors else "")
 
 
 def unpack_vector(raw: bytes | None) -> np.ndarray | None:
@@ -83,13 +81,11 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
         papers = conn.execute(_papers_sql("", vectors), {"version": TEXT_TERMS_VERSION, "model": EMBEDDING_MODEL}).fetchall()
     else:
         ids = list(arxiv_ids)
-        papers = conn.execute(_papers_sql("WHERE p.arxiv_id = ANY(%(ids)s)", vectors, count=only is not None),
-                              {"ids": ids, "version": TEXT_TERMS_VERSION, "model": EMBEDDING_MODEL}).fetchall()
         whole, wanted = ids, []
         if only is not None:
             # a giant collaboration's positions give each other no co-author keys: of its 3,000
             # rows only the wanted ones are read (a representative there read every row)
-            sizes = {r[0]: r[-1] for r in papers}
+            sizes = dict(conn.execute(AUTHOR_COUNTS_SQL, (ids,)).fetchall())
             whole = [a for a in ids if sizes.get(a, 0) <= MAX_COAUTHOR_AUTHORS]
             wanted = sorted((a, p) for a, p in only if sizes.get(a, 0) > MAX_COAUTHOR_AUTHORS)
         rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (whole,)).fetchall()
@@ -97,6 +93,8 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
             rows += conn.execute(MENTIONS_SQL.format(where=WANTED_POSITIONS),
                                  ([a for a, _ in wanted], [p for _, p in wanted])).fetchall()
             rows.sort(key=lambda r: (r[0], r[1]))
+        papers = conn.execute(_papers_sql("WHERE p.arxiv_id = ANY(%(ids)s)", vectors),
+                              {"ids": ids, "version": TEXT_TERMS_VERSION, "model": EMBEDDING_MODEL}).fetchall()
     paper_fields = _with_text_terms(conn, papers)
     by_paper: dict[str, list[tuple]] = defaultdict(list)
     for row in rows:
@@ -154,7 +152,7 @@ def _with_text_terms(conn: psycopg.Connection, papers: list[tuple]) -> dict[str,
     counts, and for texts not counted before (new papers, changed titles or abstracts) counts
     made now and kept (in the run's transaction)."""
     fresh = [(arxiv_id, content_hash, f"{title}\n{abstract or ''}")
-             for arxiv_id, _, _, _, content_hash, terms, title, abstract, _, _ in papers if terms is None]
+             for arxiv_id, _, _, _, content_hash, terms, title, abstract, _ in papers if terms is None]
     counted = text_term_counts([text for _, _, text in fresh])
     if fresh:
         db.upsert_rows(conn, "wove.matching_text_terms", ("arxiv_id", "content_hash", "version", "terms"),
@@ -162,4 +160,4 @@ def _with_text_terms(conn: psycopg.Connection, papers: list[tuple]) -> dict[str,
     made = {arxiv_id: terms for (arxiv_id, _, _), terms in zip(fresh, counted)}
     return {arxiv_id: (published, categories, journal_ref, made[arxiv_id] if terms is None else terms,
                        unpack_vector(vector))
-            for arxiv_id, published, categories, journal_ref, _, terms, _, _, vector, _ in papers}
+            for arxiv_id, published, categories, journal_ref, _, terms, _, _, vector in papers}
