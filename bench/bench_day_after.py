@@ -220,11 +220,18 @@ def _archive_counts(conn) -> dict:
 
 # What a day writes: WAL (and how much of it is full-page images: the first change of a page
 # after a checkpoint logs the whole page) and, per table, rows inserted, updated, of those
-# updated in place on their page without touching any index (HOT), and deleted.
+# updated in place on their page without touching any index (HOT), and deleted; and the pages
+# it read from outside PostgreSQL's buffers (table, its indexes, its TOAST: from disk on a
+# cold day), which say where an archive's size costs reads.
 WRITES_SQL = """
-SELECT 'wal', wal_bytes::bigint, wal_fpi, wal_records, 0 FROM pg_stat_wal
+SELECT 'wal', wal_bytes::bigint, wal_fpi, wal_records, 0, 0 FROM pg_stat_wal
 UNION ALL
-SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables WHERE schemaname = 'wove'
+SELECT CASE WHEN t.schemaname = 'wove' THEN t.relname ELSE t.schemaname || '.' || t.relname END,
+       t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd, t.n_tup_del,
+       coalesce(io.heap_blks_read, 0) + coalesce(io.idx_blks_read, 0) + coalesce(io.toast_blks_read, 0)
+       + coalesce(io.tidx_blks_read, 0)
+FROM pg_stat_user_tables t JOIN pg_statio_user_tables io USING (relid)
+WHERE t.schemaname IN ('wove', 'serving')
 """
 
 
@@ -235,11 +242,11 @@ def _writes(conn) -> dict[str, tuple]:
 
 def _writes_between(before: dict[str, tuple], after: dict[str, tuple]) -> dict:
     """The day's writes: WAL bytes, full-page images and records; each table's rows inserted,
-    updated, updated in place (HOT) and deleted (tables the day wrote)."""
-    d = {k: tuple(a - b for a, b in zip(v, before.get(k, (0, 0, 0, 0)))) for k, v in after.items()}
+    updated, updated in place (HOT) and deleted, and pages read (tables the day touched)."""
+    d = {k: tuple(a - b for a, b in zip(v, before.get(k, (0,) * 5))) for k, v in after.items()}
     wal = d.pop("wal")
     return {"wal_mib": round(wal[0] / 2**20, 1), "wal_fpi": wal[1], "wal_records": wal[2],
-            "tables": {k: dict(zip(("ins", "upd", "hot", "del"), v)) for k, v in sorted(d.items()) if any(v)}}
+            "tables": {k: dict(zip(("ins", "upd", "hot", "del", "read"), v)) for k, v in sorted(d.items()) if any(v)}}
 
 
 def _writes_cells(w: dict | None) -> list[str]:

@@ -199,4 +199,36 @@ instead of its papers' rows in four tables: load_mentions 11.6 s), score fewer r
 where the first ones decide, and the daily writes (COMMIT 6.7 s at 1,000,000: full-page images of
 index pages touched once after a checkpoint; the embedded server runs PostgreSQL's default
 128 MB of shared buffers and 1 GB of WAL between checkpoints).
+
+**Room to update in place (2026-12-04, 47a6fba; rows "room to update in place").** The bench now
+records what a day writes and where (pg_stat_wal, pg_stat_user_tables: rows inserted, updated,
+updated in place, deleted). Of a day's 8,626 researcher and 8,626 profile updates on a 10k
+archive, 23 and none were HOT (written beside the old row, touching no index): COPY and the
+upserts leave full pages. Migration 0025 leaves room on those pages (fillfactor 90
+for researchers, co-author pairs and institution researchers, 80 for the wide profile rows; an
+archive grown before it is rewritten by VACUUM FULL first, untimed, as a grow by this code
+leaves it): now 13,214 of 33,948 updates a day are HOT at 1,000,000 (co-author pairs 4,973 of
+5,964; researchers 1,848 of 8,722 and profiles 3,277 of 8,722: the others change an indexed
+column, their upstream ids mostly). The same commit read a representative's author count from its
+paper's row instead of counting its paper_authors rows; that moved reads rather than saving them
+(the count query's 1.45 s went, the positions' query paid its index reads, 6.8 -> 8.5 s, and the
+papers' query detoasted author lists, 1.4 -> 1.9 s) and was reverted after (82e1365). Fresh
+archives, each day alone, cold, sampled: 44.6 s at 10k, 54.5 s at 100k (1.22), 84.8 s at 300k
+(1.90), 100.1 s at 1,000,000: **R 2.25** (CPU 1.99), against 2.18 (CPU 1.89) before. No gain
+that this bench can tell: the day's purely CPU-bound parts (scoring 12.3 -> 13.4 s, sampled) ran
+7-9% slower than in the run before, which is this machine's swing between runs; the COMMITs took
+5.7 s instead of 6.7, the profiles' candidate reads 5.6 s instead of 4.7.
+
+**What the writes say.** A day's WAL grows with the archive though the day does not: 308 MiB
+(16,733 full-page images) at 10k, 487 MiB (58,375) at 100k, 682 MiB (91,482) at 300k, 914 MiB
+(130,667) at 1,000,000. A full-page image is a page the day changed for the first time since a
+checkpoint: the day writes into some 130,000 distinct pages of an archive of 1,000,000 papers
+against 17,000 of a 10k one (the same rows, landing in big indexes at random: researcher_mentions
+by researcher and block, authorships by upstream author id, the researchers' and profiles' GIN
+indexes, the serving tables'), and on a cold day each is first a random read. This, not the
+matcher's work, is the part of R that fillfactor cannot remove. Next: per-table reads of a day
+(now recorded: pg_statio, pages read from outside the buffers) at 1,000,000, to choose between
+fewer indexes on the day's hot tables, writes ordered by index key, and keeping each
+representative's features with its profile (load_mentions 12.5 s at 1,000,000, the largest
+single cost left).
 """
