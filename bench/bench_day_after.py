@@ -357,9 +357,13 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
     return fig
 
 
-# The tables migration 0025 leaves room in (fillfactor), for the rows a day updates in place.
-ROOM_TO_UPDATE = ("wove.researchers", "wove.researcher_profiles", "wove.researcher_coauthors",
-                  "wove.metrics_institution_researchers")
+# The tables a migration leaves room in for updates in place (0025: a fillfactor), read from
+# the catalogue: the migration is the one list of them.
+ROOM_TO_UPDATE_SQL = """
+SELECT c.oid::regclass::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'wove' AND c.relkind = 'r' AND EXISTS (
+    SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'fillfactor=%') ORDER BY 1
+"""
 
 
 def _make_room_to_update(be, fig: dict, log) -> None:
@@ -369,10 +373,11 @@ def _make_room_to_update(be, fig: dict, log) -> None:
 
     t0 = time.perf_counter()
     with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-        for table in ROOM_TO_UPDATE:
+        tables = [t for (t,) in conn.execute(ROOM_TO_UPDATE_SQL)]
+        for table in tables:
             conn.execute(f"VACUUM (FULL, ANALYZE) {table}")
     fig["room_to_update"] = f"rewritten after the grow in {time.perf_counter() - t0:.0f} s"
-    log(f" {fig['room_to_update']}: {', '.join(ROOM_TO_UPDATE)}")
+    log(f" {fig['room_to_update']}: {', '.join(tables)}")
 
 
 def _publish_whole_after_upgrade(be, fig: dict, log) -> None:
