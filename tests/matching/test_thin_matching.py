@@ -32,8 +32,10 @@ def test_thin_matcher_beats_exact_name(thin_corpus):
     r = evaluate(mentions, gold, name="thin sandbox", methods=methods)
     print(format_report(r))
     m, ex = r.methods["matcher"], r.methods["exact normalized name"]
-    # the margins `wove matching train` holds its choice of linkage to (the manifest's sandbox_bar)
-    assert (THIN_MARGIN_F1, THIN_MARGIN_PRECISION) == (0.02, 0.05)
+    # the margins `wove matching train` holds its choice of linkage to (the manifest's sandbox_bar;
+    # F1 + 0.02 from 2026-12-02 to 2026-12-04, when it vetoed the group model that every real set
+    # scores better with: train.py)
+    assert (THIN_MARGIN_F1, THIN_MARGIN_PRECISION) == (0.01, 0.05)
     assert m["b3"].f1 > ex["b3"].f1 + THIN_MARGIN_F1
     assert m["b3"].precision > ex["b3"].precision + THIN_MARGIN_PRECISION
 

@@ -4,11 +4,14 @@
 and the sandbox world, and writes two files into ``model_files/``:
 
 * ``pair_model.txt``: LightGBM's own text format (stable across LightGBM versions, no pickle);
+* ``group_model.txt``, when cross-validation chose the second stage (group_merge.py): the
+  group model's trees, in the same format;
 * ``manifest.json``: the features in column order, the linkage threshold and its size
-  exponent chosen by cross-validation, the inputs' sha256 digests, training parameters and the cross-validated
+  exponent chosen by cross-validation (and the group model's features and threshold under
+  "group_merge"), the inputs' sha256 digests, training parameters and the cross-validated
   figures.
 
-Loading reads those two files only: no network, no training data.
+Loading reads those files only: no network, no training data.
 
 Prediction runs the trees compiled to machine code by lleaves (LLVM; the same probabilities
 as LightGBM's to 1e-9, about ten times faster: scoring pairs is most of the matcher's work).
@@ -31,11 +34,32 @@ from .features import FEATURES
 
 MODEL_DIR = os.path.join(os.path.dirname(__file__), "model_files")
 MODEL_FILE = "pair_model.txt"
+GROUP_MODEL_FILE = "group_model.txt"  # the second stage's trees (group_merge.py), when training chose one
 MANIFEST_FILE = "manifest.json"
 
 
 class ModelMissing(RuntimeError):
     pass
+
+
+@dataclass
+class GroupModel:
+    """Probability that two groups of mentions are one person, from group_merge's features;
+    groups merge from ``threshold`` (chosen by cross-validation with the first stage's cut)."""
+
+    model_text: str
+    threshold: float
+    _compiled: object = field(default=None, repr=False, compare=False)
+
+    def ready(self) -> "GroupModel":
+        if self._compiled is None:
+            self._compiled = _compile(self.model_text)
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        if len(X) == 0:
+            return np.zeros(0, dtype=np.float64)
+        return self.ready()._compiled.predict(np.ascontiguousarray(X, dtype=np.float64), n_jobs=1)
 
 
 @dataclass
@@ -53,12 +77,15 @@ class PairModel:
     # two groups of mentions merge at threshold * (pairs between them) ** -size_exponent
     # (cluster.merge_threshold); 0: the same threshold for any two groups
     size_exponent: float = 0.0
+    group: GroupModel | None = None  # the second stage (group_merge.py); None: average linkage alone
     _compiled: object = field(default=None, repr=False, compare=False)
 
     def ready(self) -> "PairModel":
         """Compile (or load the cached machine code) now: before forking workers."""
         if self._compiled is None:
             self._compiled = _compile(self.model_text)
+        if self.group is not None:
+            self.group.ready()
         return self
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -92,13 +119,23 @@ class PairModel:
             raise ModelMissing(f"the model in {directory} was trained on other features: run `wove matching train`")
         with open(fpath, encoding="utf-8") as f:
             text = f.read()
+        group = None
+        if manifest.get("group_merge"):
+            from .group_merge import GROUP_FEATURES
+
+            if tuple(manifest["group_merge"]["features"]) != GROUP_FEATURES:
+                raise ModelMissing(f"the group model in {directory} was trained on other features: run `wove matching train`")
+            with open(os.path.join(directory, GROUP_MODEL_FILE), encoding="utf-8") as f:
+                group = GroupModel(f.read(), float(manifest["group_merge"]["threshold"]))
         return cls(text, float(manifest["threshold"]), float(manifest["unsure_low"]), manifest,
-                   float(manifest.get("size_exponent", 0.0)))
+                   float(manifest.get("size_exponent", 0.0)), group)
 
     @classmethod
-    def from_booster(cls, booster, threshold: float = 0.5, unsure_low: float = 0.3, size_exponent: float = 0.0) -> "PairModel":
+    def from_booster(cls, booster, threshold: float = 0.5, unsure_low: float = 0.3, size_exponent: float = 0.0,
+                     group: GroupModel | None = None) -> "PairModel":
         return cls(booster.model_to_string(), threshold, unsure_low,
-                   {"features": list(FEATURES), "threshold": threshold, "size_exponent": size_exponent}, size_exponent)
+                   {"features": list(FEATURES), "threshold": threshold, "size_exponent": size_exponent}, size_exponent,
+                   group)
 
 
 def _cache_dir() -> str:

@@ -359,7 +359,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
         for x, cols in segs:
             decide(x, cols, P[start:start + len(cols)], cannot[start:start + len(cols)], must[start:start + len(cols)])
             start += len(cols)
-    run.record_links(bn, pending)
+    run.record_links(bn, pending, pool=pool, barred=bad_of)
 
 
 def _join_across_blocks(clusters: dict[str, int], new: list[Mention], profiles: dict[int, Profile],

@@ -17,30 +17,39 @@ from . import name_prior
 from .assignment import MatchConfig
 from .evaluate import PRF, SetScore, incremental_gap, score_set
 from .model import ModelMissing, PairModel, default_model
-from .train import SEED, byline_names, fit, held_out_fits, held_out_with, load_dev_sets, sandbox_set, set_pairs
+from .train import (SEED, UNSURE_SHARE, byline_names, fit, held_out_fits, held_out_group_models, held_out_with,
+                    load_dev_sets, sandbox_set, set_pairs)
 
 
-def shipped_linkage() -> tuple[float, float]:
-    """The shipped model's (size exponent, threshold), in train.choose_linkage's order: what
-    its clustering cuts at."""
+def shipped_linkage() -> tuple:
+    """The shipped model's (size exponent, threshold[, group threshold]), in
+    train.choose_linkage's order: what its clustering cuts at, and the group model's
+    threshold when it has one."""
     try:
         model = default_model()
     except ModelMissing:
         return 0.0, 0.5
-    return model.size_exponent, model.threshold
+    if model.group is None:
+        return model.size_exponent, model.threshold
+    return model.size_exponent, model.threshold, model.group.threshold
+
+
+def _held_out_model(booster, linkage: tuple, group) -> PairModel:
+    exponent, threshold = linkage[:2]
+    return PairModel.from_booster(booster, threshold, round(threshold * UNSURE_SHARE, 4), exponent, group)
 
 
 def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = False,
                          vectors: bool = True) -> list[SetScore]:
-    exponent, threshold = shipped_linkage()
+    linkage = shipped_linkage()
     sets = load_dev_sets(dirs, vectors=vectors)
     training = sets + [sandbox_set()]
     rng = np.random.default_rng(SEED)
     pairs = {s.name: set_pairs(s, rng) for s in training}
+    groups = held_out_group_models(training, pairs, linkage, scored=sets)
     out = []
     for s, booster in held_out_fits(training, pairs, scored=sets):
-        model = PairModel.from_booster(booster, threshold, size_exponent=exponent)
-        config = MatchConfig(model=model)
+        config = MatchConfig(model=_held_out_model(booster, linkage, groups[s.name]))
         score = score_set(s.name, s.mentions, s.gold, config)
         if incremental:
             score.incremental = incremental_gap(s.mentions, s.gold, config)
@@ -55,12 +64,15 @@ def unseen_names_scores(dirs: list[str], *, log=print, vectors: bool = True) -> 
     labelled set's bylines, so a held-out set's own names are counted in it, and a set of
     people whose names no labelled set prints (another field, another country) gets less
     than the leave-one-out figure says. The pair features read the prior, so the training
-    pairs are made again under each set's."""
-    exponent, threshold = shipped_linkage()
+    pairs are made again under each set's. The group model (when the shipped model has one)
+    is the one leave_one_out_scores holds the set out with: fitted under the shipped prior."""
+    linkage = shipped_linkage()
     sets = load_dev_sets(dirs, vectors=vectors)
     bylines = {os.path.basename(os.path.normpath(d)): byline_names(d) for d in dirs}
     training = sets + [sandbox_set()]
     left_out = held_out_with(training)
+    rng = np.random.default_rng(SEED)
+    groups = held_out_group_models(training, {o.name: set_pairs(o, rng) for o in training}, linkage, scored=sets)
     out: dict[str, PRF] = {}
     for s in sets:
         seen = [n for o in sets if o.name not in left_out[s.name] for n in bylines[o.name]]
@@ -68,7 +80,7 @@ def unseen_names_scores(dirs: list[str], *, log=print, vectors: bool = True) -> 
             rng = np.random.default_rng(SEED)  # the pairs leave_one_out_scores samples, under this prior
             pairs = {o.name: set_pairs(o, rng) for o in training}
             booster = fit([pairs[o.name] for o in training if o.name not in left_out[s.name]])
-            model = PairModel.from_booster(booster, threshold, size_exponent=exponent)
+            model = _held_out_model(booster, linkage, groups[s.name])
             out[s.name] = score_set(s.name, s.mentions, s.gold, MatchConfig(model=model)).matcher
         log(f"  {s.name}: held out with its names out of the prior, B3 F1 {out[s.name].f1:.4f}")
     return out

@@ -1,0 +1,134 @@
+"""The second stage of clustering (group_merge): group-pair features, greedy merging under
+cannot-links and fixed (existing) profiles, and the shipped group model's manifest."""
+
+import numpy as np
+
+from wove_pipeline.matching import Mention
+from wove_pipeline.matching.group_merge import CANDIDATE_FLOOR, GROUP_FEATURES, group_pairs, merge_groups
+from wove_pipeline.matching.scoring import block_names, build_data
+
+COL = {f: k for k, f in enumerate(GROUP_FEATURES)}
+
+
+def _mention(mid: str, year: int, coauthors: list[str], *, vector=None, s2=None, last="Liu") -> Mention:
+    return Mention(mid, f"p{mid}", 0, "Yang", None, last, coauthor_names=coauthors, year=year,
+                   embedding=None if vector is None else np.asarray(vector, dtype=np.float16), s2_author_id=s2)
+
+
+def _block(mentions):
+    data = build_data(mentions)
+    idx = np.arange(len(mentions))
+    return data, idx, block_names(data, idx)
+
+
+def test_group_pair_features_read_whole_groups():
+    ms = [_mention("a", 2010, ["maosong sun", "qun liu"], vector=[1, 0], s2="1"),
+          _mention("b", 2012, ["qun liu"], vector=[1, 0]),
+          _mention("c", 2018, ["maosong sun", "zhiyuan liu"], vector=[0, 1], s2="1"),
+          _mention("d", 2020, ["zhiyuan liu"])]
+    data, idx, bn = _block(ms)
+    P = np.full((4, 4), 0.2, dtype=np.float32)
+    P[0, 2] = P[2, 0] = 0.6  # the one pair that makes (ab, cd) a candidate
+    cannot = np.zeros((4, 4), dtype=bool)
+    I, J, X = group_pairs(data, idx, P, cannot, [[0, 1], [2, 3]], bn)
+    assert (I.tolist(), J.tolist()) == ([0], [1])
+    row = X[0]
+    assert row[COL["p_max"]] == np.float32(0.6)
+    assert np.isclose(row[COL["p_mean"]], (0.6 + 3 * 0.2) / 4)
+    # a's best in cd is c (0.6), b's 0.2: 0.4; c's best in ab 0.6, d's 0.2: 0.4
+    assert np.isclose(row[COL["best_match_min"]], 0.4) and np.isclose(row[COL["best_match_max"]], 0.4)
+    # co-authors by full name: {maosong sun, qun liu} and {maosong sun, zhiyuan liu} share one of two
+    assert row[COL["coauthors_named_share"]] == 0.5
+    assert row[COL["year_gap"]] == 6.0  # 2010-2012 and 2018-2020
+    assert row[COL["embedding_cosine"]] == 0.0  # (2, 0) against (0, 1): d has no vector, left out
+    assert row[COL["ids_shared"]] == 1.0  # a and c carry the same S2 author id
+    assert row[COL["grade_max"]] == row[COL["grade_min"]] == 4.0  # "Yang Liu" on both sides
+    assert np.isnan(row[COL["affiliation_cosine"]])  # nobody prints one: missing, not 0
+
+
+def test_no_candidate_without_a_strong_pair_or_across_a_cannot_link():
+    ms = [_mention(m, 2020, []) for m in "abcd"]
+    data, idx, bn = _block(ms)
+    P = np.full((4, 4), CANDIDATE_FLOOR - 0.01, dtype=np.float32)
+    cannot = np.zeros((4, 4), dtype=bool)
+    assert len(group_pairs(data, idx, P, cannot, [[0], [1], [2, 3]], bn)[0]) == 0
+    P[0, 1] = P[1, 0] = P[0, 2] = P[2, 0] = 0.9
+    cannot[1, 3] = cannot[3, 1] = True  # b and d: two people (another ORCID, one paper, a forced split)
+    I, J, _ = group_pairs(data, idx, P, cannot, [[0], [1], [2, 3]], bn)
+    assert list(zip(I.tolist(), J.tolist())) == [(0, 1), (0, 2)]
+
+
+def test_merging_is_greedy_by_probability_and_keeps_existing_profiles_apart():
+    ms = [_mention(m, 2020, []) for m in "abcde"]
+    data, idx, bn = _block(ms)
+    P = np.full((5, 5), 0.9, dtype=np.float32)
+    cannot = np.zeros((5, 5), dtype=bool)
+    cannot[0, 4] = cannot[4, 0] = True
+
+    def by_p_mean(X):  # a stand-in model: the mean pair probability
+        return X[:, COL["p_mean"]]
+
+    groups = [[0], [1], [2], [3], [4]]
+    # round 1 (ties in pair order): a+b, c+d (each group once a round); round 2: ab+cd; e never
+    # joins a group holding a
+    merged = merge_groups(by_p_mean, 0.5, data, idx, P, cannot, groups, bn)
+    assert merged == [[0, 1, 2, 3], [4]]
+    # nothing reaches the threshold: nothing moves
+    assert merge_groups(by_p_mean, 0.95, data, idx, P, cannot, groups, bn) == groups
+    # existing profiles (fixed) never merge with each other; the new group joins one of them,
+    # which then stays apart from the other
+    data, idx, bn = _block(ms[:3])
+    merged = merge_groups(by_p_mean, 0.5, data, idx, P[:3, :3], np.zeros((3, 3), dtype=bool), [[0], [1], [2]], bn,
+                          fixed=[True, True, False])
+    assert merged == [[0, 2], [1]]
+
+
+def test_the_shipped_group_model_is_described_by_its_manifest():
+    from wove_pipeline.matching.model import default_model
+
+    model = default_model()
+    m = model.manifest
+    if m["group_merge"] is None:  # training chose average linkage alone: no second file, no second stage
+        assert model.group is None
+        return
+    assert tuple(m["group_merge"]["features"]) == GROUP_FEATURES
+    assert model.group.threshold == m["group_merge"]["threshold"]
+    chosen = f"{model.size_exponent}/{model.threshold}/{model.group.threshold}"
+    assert m["leave_one_out_group_b3"]["ads"][chosen] == m["leave_one_out_at_threshold"]["ads"]
+
+
+class _JoinAll:
+    """A stand-in group model: every candidate pair is one person."""
+
+    threshold = 0.5
+
+    def ready(self):
+        return self
+
+    def predict(self, X):
+        return np.ones(len(X))
+
+
+def test_incremental_new_groups_join_existing_profiles_which_never_merge():
+    from dataclasses import replace
+
+    from wove_pipeline.matching import assign_incremental
+    from wove_pipeline.matching.assignment import MatchConfig
+    from wove_pipeline.matching.model import default_model
+
+    model = replace(default_model(), group=_JoinAll(), _compiled=None)
+    old = [_mention("a1", 2010, ["qun liu"], s2="A"), _mention("a2", 2011, ["qun liu"], s2="A"),
+           _mention("b1", 2012, ["mirella lapata"], s2="B")]
+    new = [_mention("n1", 2020, ["qun liu"], s2="A"), _mention("n2", 2021, ["mirella lapata"], s2="B")]
+    # a threshold no pair reaches: the first stage opens a profile for each new mention, and
+    # only the group step can join them to the existing ones
+    config = MatchConfig(model=model, threshold=0.999, unsure_low=0.998)
+    result = assign_incremental(old, {"a1": 0, "a2": 0, "b1": 1}, new, config=config)
+    assert {m: result.clusters[m] for m in ("a1", "a2", "b1")} == {"a1": 0, "a2": 0, "b1": 1}
+    assert result.clusters["n1"] == 0 and result.clusters["n2"] == 1
+    assert result.links["n1"].outcome == "linked" and result.links["n1"].partner in {"a1", "a2"}
+    assert result.stats["group_merges"] == 2
+    # without the group model, the same call leaves both apart
+    plain = assign_incremental(old, {"a1": 0, "a2": 0, "b1": 1}, new,
+                               config=replace(config, model=replace(model, group=None, _compiled=None)))
+    assert plain.clusters["n1"] not in (0, 1) and plain.clusters["n2"] not in (0, 1)

@@ -1,0 +1,217 @@
+"""Second stage of clustering: merge the groups average linkage left apart, by a model of
+group pairs.
+
+Average linkage (cluster._constrained_average_linkage) merges two groups when the mean
+probability over their mention pairs is high. One person's papers drift (topics,
+co-authors, places), so two halves of a prolific author can share a name, co-authors and
+a field and still have a low mean over their pairs; two namesakes of one field can have a
+higher one. A group pair carries evidence no mention pair does: the co-authors, venues,
+words and sentence vectors of each whole group, and how the pairs between them spread
+(their best pairs, the mean of each side's best match). The group model (LightGBM, trained
+by ``wove matching train`` on the groups that held-out clustering leaves on each labelled
+set: train.group_examples) reads these, and groups merge greedily, most probable first,
+while a pair reaches the model's group threshold, each group once a round, then the
+features of the merged groups are taken again.
+
+Measured on the six real sets (held out): stage one cut higher (pure groups) and merged
+here beats one cut of average linkage on every set (bench/RESULTS.md, "Author matching
+quality").
+
+Features are ratios and cosines, not counts: counts grow with the groups' size, and two big
+groups of namesakes would share more co-authors by count than two small groups of one
+person. A group pair is a candidate only when some mention pair between them reaches
+CANDIDATE_FLOOR: what no single pair supports is not merged, and a block of thousands of
+groups asks the model about few pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .scoring import BlockNames, MatchData
+
+GROUP_FEATURES: tuple[str, ...] = (
+    "p_mean",  # mean pair probability between the groups
+    "p_max",  # their most probable pair
+    "best_match_min",  # mean over a group's members of each one's best pair in the other: the lower side
+    "best_match_max",  # ... the higher side
+    "grade_max",  # best name grade between their name forms (features.name_grade's codes)
+    "grade_min",  # worst name grade between them
+    "coauthors_named_share",  # co-authors by full name in common / the smaller group's distinct ones
+    "coauthors_share",  # co-author blocks in common / the smaller group's
+    "embedding_cosine",  # cosine of the groups' mean sentence vectors
+    "text_cosine",  # cosine of the groups' summed TF-IDF texts
+    "venue_cosine",
+    "affiliation_cosine",
+    "year_gap",  # years between their spans (0 when they overlap)
+    "ids_shared",  # both carry upstream author ids: 1 some id in common
+    "surname_variety",  # name_prior: the larger side (how common the name is)
+    "first_name_variety",
+)
+
+# more of this evidence never makes "one person" less likely (the trees may not learn a set's
+# accidents against it)
+GROUP_MONOTONE = {
+    "p_mean": 1, "p_max": 1, "best_match_min": 1, "best_match_max": 1, "grade_max": 1, "grade_min": 1,
+    "coauthors_named_share": 1, "coauthors_share": 1, "embedding_cosine": 1, "text_cosine": 1,
+    "venue_cosine": 1, "affiliation_cosine": 1, "year_gap": -1, "ids_shared": 1, "surname_variety": -1,
+    "first_name_variety": -1,
+}
+
+CANDIDATE_FLOOR = 0.5  # a group pair is asked about only when one of its mention pairs reaches this
+
+
+def _labels(groups: list[list[int]], n: int) -> tuple[np.ndarray, np.ndarray]:
+    lab = np.empty(n, dtype=np.int64)
+    for c, g in enumerate(groups):
+        lab[g] = c
+    return lab, np.bincount(lab, minlength=len(groups)).astype(np.float64)
+
+
+def _indicator(lab: np.ndarray, k: int, cols: np.ndarray, width: int) -> sp.csr_matrix:
+    """groups x columns, 1 where a member of the group has the column."""
+    M = sp.csr_matrix((np.ones(len(cols)), (lab, cols)), shape=(k, max(width, 1)))
+    M.data[:] = 1.0
+    return M
+
+
+def _row_dot(A: sp.csr_matrix, I: np.ndarray, J: np.ndarray) -> np.ndarray:
+    return np.asarray(A[I].multiply(A[J]).sum(1)).ravel()
+
+
+def _unit_rows(A: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+    norms = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
+    return sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ A, norms > 0
+
+
+def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray, groups: list[list[int]],
+                bn: BlockNames, fixed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate group pairs ``(I, J, X)``: I < J index ``groups`` (lists of positions in
+    ``idx``), no cannot-link between them, some mention pair at CANDIDATE_FLOOR or above and
+    not both ``fixed``; X their features in GROUP_FEATURES order (NaN: missing evidence)."""
+    n, k = len(idx), len(groups)
+    empty = np.zeros(0, dtype=np.int64)
+    if k < 2:
+        return empty, empty, np.zeros((0, len(GROUP_FEATURES)))
+    lab, sizes = _labels(groups, n)
+    order = np.argsort(lab, kind="stable")
+    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+    Pp = P[np.ix_(order, order)].astype(np.float64)
+    p_max = np.maximum.reduceat(np.maximum.reduceat(Pp, starts, 0), starts, 1)
+    bad = np.logical_or.reduceat(np.logical_or.reduceat(cannot[np.ix_(order, order)], starts, 0), starts, 1)
+    candidate = (p_max >= CANDIDATE_FLOOR) & ~bad
+    if fixed is not None:
+        candidate &= ~np.logical_and.outer(fixed, fixed)
+    I, J = np.nonzero(np.triu(candidate, 1))
+    if not len(I):
+        return empty, empty, np.zeros((0, len(GROUP_FEATURES)))
+    f: dict[str, np.ndarray] = {}
+    S = np.add.reduceat(np.add.reduceat(Pp, starts, 0), starts, 1)
+    f["p_mean"] = S[I, J] / (sizes[I] * sizes[J])
+    f["p_max"] = p_max[I, J]
+    best = np.add.reduceat(np.maximum.reduceat(Pp, starts, 1), starts, 0) / sizes[:, None]  # [a, b]: a's members' best in b
+    f["best_match_min"] = np.minimum(best[I, J], best[J, I])
+    f["best_match_max"] = np.maximum(best[I, J], best[J, I])
+
+    V = _indicator(lab, k, np.searchsorted(bn.uniq, data.variant[idx]), len(bn.uniq))
+    grade_max, grade_min = np.zeros(len(I)), np.full(len(I), 4.0)
+    for g in (1, 2, 3, 4):  # highest grade reached / lowest grade present between the two groups' forms
+        at_least = _row_pair_any(V, sp.csr_matrix((bn.grade >= g).astype(np.float64)), I, J)
+        grade_max[at_least] = g
+    for g in (3, 2, 1, 0):
+        grade_min[_row_pair_any(V, sp.csr_matrix((bn.grade == g).astype(np.float64)), I, J)] = g
+    f["grade_max"], f["grade_min"] = grade_max, grade_min
+
+    for name, X in (("coauthors_named_share", data.coauthor_names), ("coauthors_share", data.coauthors)):
+        B = (sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n)) @ X[idx]).tocsr()
+        B.data[:] = 1.0
+        count = np.asarray(B.sum(1)).ravel()
+        smaller = np.minimum(count[I], count[J])
+        f[name] = np.where(smaller > 0, _row_dot(B, I, J) / np.maximum(smaller, 1), np.nan)
+
+    member = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))
+    rows = data.paper_row[idx]
+    E = (member @ (data.embedding[rows].astype(np.float64) * data.has_embedding[idx][:, None]))
+    norms = np.linalg.norm(E, axis=1)
+    E /= np.where(norms > 0, norms, 1.0)[:, None]
+    f["embedding_cosine"] = np.where((norms[I] > 0) & (norms[J] > 0), np.einsum("ij,ij->i", E[I], E[J]), np.nan)
+    for name, X in (("text_cosine", data.text[rows]), ("venue_cosine", data.venue[idx]),
+                    ("affiliation_cosine", data.affil[idx])):
+        A, has = _unit_rows((member @ X).tocsr())
+        f[name] = np.where(has[I] & has[J], _row_dot(A, I, J), np.nan)
+
+    year = data.year[idx][order]
+    known = np.isfinite(year)
+    lo = np.full(k, np.inf)
+    hi = np.full(k, -np.inf)
+    np.minimum.at(lo, lab[order][known], year[known])
+    np.maximum.at(hi, lab[order][known], year[known])
+    gap = np.maximum(0.0, np.maximum(lo[I], lo[J]) - np.minimum(hi[I], hi[J]))
+    f["year_gap"] = np.where(np.isfinite(lo[I]) & np.isfinite(lo[J]), gap, np.nan)
+
+    shared = np.zeros(len(I), dtype=bool)
+    has_a, has_b = np.zeros(len(I), dtype=bool), np.zeros(len(I), dtype=bool)
+    for codes in (data.s2, data.oa, data.orcid):
+        c = codes[idx]
+        ok = c >= 0
+        if not ok.any():
+            continue
+        _, cc = np.unique(c[ok], return_inverse=True)
+        Ind = _indicator(lab[ok], k, cc, int(cc.max()) + 1)
+        carries = np.asarray(Ind.sum(1)).ravel() > 0
+        has_a |= carries[I]
+        has_b |= carries[J]
+        shared |= _row_dot(Ind, I, J) > 0
+    f["ids_shared"] = np.where(has_a & has_b, shared.astype(np.float64), np.nan)
+
+    for name, per_variant in (("surname_variety", data.surname_variety), ("first_name_variety", data.first_name_variety)):
+        most = np.full(k, -np.inf)
+        np.maximum.at(most, lab, per_variant[data.variant[idx]])
+        f[name] = np.maximum(most[I], most[J])
+    X = np.column_stack([f[name] for name in GROUP_FEATURES]).astype(np.float64)
+    return I.astype(np.int64), J.astype(np.int64), X
+
+
+def _row_pair_any(V: sp.csr_matrix, G: sp.csr_matrix, I: np.ndarray, J: np.ndarray) -> np.ndarray:
+    """For each pair (I[k], J[k]) of groups: does some form of one relate by G to some form of the other."""
+    if not G.nnz:
+        return np.zeros(len(I), dtype=bool)
+    return _row_dot((V @ G).tocsr(), I, J) > 0  # (V G) row a . V row b = pairs of forms related
+
+
+def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray,
+                 groups: list[list[int]], bn: BlockNames, fixed: list[bool] | None = None) -> list[list[int]]:
+    """Merge ``groups`` while the group model (``predict``: features -> probability) gives a
+    candidate pair at least ``threshold``: each round the most probable pairs first, a group
+    in one merge a round, then the pairs are scored again with the merged groups.
+
+    ``fixed`` (incremental assignment): the groups holding existing mentions, which never
+    merge with each other (existing mentions do not move); a group merged into one is fixed."""
+    groups = [list(g) for g in groups]
+    flags = None if fixed is None else list(fixed)
+    while len(groups) > 1:
+        I, J, X = group_pairs(data, idx, P, cannot, groups, bn, None if flags is None else np.asarray(flags, dtype=bool))
+        if not len(I):
+            break
+        p = predict(X)
+        taken: set[int] = set()
+        into: dict[int, int] = {}
+        for o in np.argsort(-p, kind="stable"):
+            if p[o] < threshold:
+                break
+            a, b = int(I[o]), int(J[o])
+            if a in taken or b in taken:
+                continue
+            taken |= {a, b}
+            into[b] = a
+        if not into:
+            break
+        for b, a in into.items():
+            groups[a] = groups[a] + groups[b]
+            if flags is not None:
+                flags[a] = flags[a] or flags[b]
+        groups = [g for c, g in enumerate(groups) if c not in into]
+        if flags is not None:
+            flags = [f for c, f in enumerate(flags) if c not in into]
+    return groups
