@@ -30,7 +30,7 @@ threshold for two lone mentions: two groups need threshold x (pairs between them
   join profiles opened earlier in the same run. Then average linkage's own step: a profile
   the run opened joins the existing profile its members' average reaches the threshold with
   (``_Run.join_new_profiles``; newest 10% of ads after the rest: 0.0064 -> 0.0033 B3 F1 below
-  batch), and then the group model's step (``_Run.merge_new_groups``: the profiles the run
+  batch), and then the group model's step (``group_merge.join_new_groups``: the profiles the run
   opened may join an existing one, or each other; two existing ones never merge). The daily assignment by profile (profile_assign) and a big block's bounded
   assignment (big_block) decide the same way.
 
@@ -57,7 +57,7 @@ from scipy.spatial.distance import squareform
 
 from .assignment import Assignment, Link, MatchConfig
 from .cross_block import apply_cross_block_links, join_by_upstream_ids
-from .group_merge import merge_groups
+from .group_merge import join_new_groups, merge_groups
 from .mentions import Mention
 from .model import default_model, score_pairs
 from .overrides import Overrides
@@ -296,63 +296,14 @@ class _Run:
                      barred: dict[int, set[int]] | None = None) -> None:
         """Keep the links of decided mentions (``pending_links``), after the profiles the
         call opened had their chance to join existing ones (and, given the ``pool`` of the
-        call's old and new mentions, the group model's step: ``merge_new_groups``), and count
+        call's old and new mentions, the group model's step: ``group_merge.join_new_groups``), and count
         their outcomes."""
         pending = self.join_new_profiles(pending)
         if pool is not None:
-            pending = self.merge_new_groups(pool, bn, pending, barred)
+            pending = join_new_groups(self, pool, bn, pending, barred)
         for link in pending_links(self.data, bn, self.model, pending):
             self.links[link.mention_id] = link
             self.stats[count_as + link.outcome] += 1
-
-    def merge_new_groups(self, pool: np.ndarray, bn: BlockNames, pending: list,
-                         barred: dict[int, set[int]] | None = None) -> list:
-        """The group model's step (group_merge), as match_all takes it after average linkage:
-        the groups of ``pool`` this call opened join an existing profile, or each other, when
-        the group model says so. Existing profiles never merge with each other (their
-        mentions do not move), and a mention never joins a profile ``barred`` to it (mention
-        row -> labels: the daily run's profile-level constraints). Skipped above max_block
-        mentions (a big block's assignment, and a crowded block's by profile, are bounded per
-        mention: big_block, profile_assign)."""
-        d, w = self.data, self.model
-        labels = self.labels[pool]
-        fresh = np.flatnonzero(labels >= self.call_first)
-        if w.group is None or not len(fresh) or len(pool) > self.cfg.max_block:
-            return pending
-        uniq, inv = np.unique(labels, return_inverse=True)
-        groups = [np.flatnonzero(inv == k).tolist() for k in range(len(uniq))]
-        L, cannot_f, must_f, _ = score_pairs(d, pool[fresh], pool, bn, w)
-        cannot_f, _ = _override_matrices(d, pool[fresh], pool, self.ov, cannot_f.copy(), must_f.copy())
-        n = len(pool)
-        P = np.zeros((n, n), dtype=np.float32)
-        cannot = np.zeros((n, n), dtype=bool)
-        for r, k in enumerate(fresh.tolist()):
-            barred_labels = (barred or {}).get(int(pool[k]))
-            if barred_labels:
-                cannot_f[r] |= np.isin(labels, list(barred_labels))
-        P[fresh], cannot[fresh] = sigmoid(L), cannot_f
-        P[:, fresh], cannot[:, fresh] = P[fresh].T, cannot[fresh].T
-        merged = merge_groups(w.group.predict, w.group.threshold, d, pool, P, cannot, groups, bn,
-                              fixed=list(uniq < self.call_first))
-        self.stats["group_merges"] += len(groups) - len(merged)
-        moved: dict[int, int] = {}  # mention row -> its new label
-        for g in merged:
-            target = int(labels[g].min())  # the existing profile's label when the group holds one (at most one)
-            moved.update((int(pool[k]), target) for k in g if labels[k] != target)
-        if not moved:
-            return pending
-        self.labels[list(moved)] = list(moved.values())
-        after = self.labels[pool]
-        position = {int(r): k for k, r in enumerate(pool)}
-        out = []
-        for i, partner, label, score, outcome in pending:
-            if i in moved:
-                label, row = moved[i], P[position[i]]
-                inside = np.flatnonzero((after == label) & (pool != i))
-                partner = int(pool[inside[np.argmax(row[inside])]])
-                score, outcome = float(row[inside].mean()), "linked"
-            out.append((i, partner, label, score, outcome))
-        return out
 
     # ---- batch clustering of one (sub-)block
     def cluster(self, idx: np.ndarray, bn: BlockNames, batch: np.ndarray | None = None) -> None:

@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .scoring import BlockNames, MatchData
+from .model import score_pairs
+from .scoring import BlockNames, MatchData, sigmoid
 
 GROUP_FEATURES: tuple[str, ...] = (
     "p_mean",  # mean pair probability between the groups
@@ -215,3 +216,56 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
         if flags is not None:
             flags = [f for c, f in enumerate(flags) if c not in into]
     return groups
+
+
+def join_new_groups(run, pool: np.ndarray, bn: BlockNames, pending: list,
+                    barred: dict[int, set[int]] | None = None) -> list:
+    """The group model's step in an assignment call of ``run`` (cluster._Run), as match_all
+    takes it after average linkage: the groups of ``pool`` this call opened join an existing
+    profile, or each other, when the group model says so. Existing profiles never merge with each other (their
+    mentions do not move), and a mention never joins a profile ``barred`` to it (mention
+    row -> labels: the daily run's profile-level constraints). Skipped above max_block
+    mentions (a big block's assignment, and a crowded block's by profile, are bounded per
+    mention: big_block, profile_assign)."""
+    from .cluster import _override_matrices
+
+    d, w = run.data, run.model
+    labels = run.labels[pool]
+    fresh = np.flatnonzero(labels >= run.call_first)
+    if w.group is None or not len(fresh) or len(pool) > run.cfg.max_block:
+        return pending
+    uniq, inv = np.unique(labels, return_inverse=True)
+    groups = [np.flatnonzero(inv == k).tolist() for k in range(len(uniq))]
+    L, cannot_f, must_f, _ = score_pairs(d, pool[fresh], pool, bn, w)
+    cannot_f, _ = _override_matrices(d, pool[fresh], pool, run.ov, cannot_f.copy(), must_f.copy())
+    n = len(pool)
+    P = np.zeros((n, n), dtype=np.float32)
+    cannot = np.zeros((n, n), dtype=bool)
+    for r, k in enumerate(fresh.tolist()):
+        barred_labels = (barred or {}).get(int(pool[k]))
+        if barred_labels:
+            cannot_f[r] |= np.isin(labels, list(barred_labels))
+    # the old members' pairs among themselves stay 0: no group pair of two existing profiles is asked about
+    P[fresh], cannot[fresh] = sigmoid(L), cannot_f
+    P[:, fresh], cannot[:, fresh] = P[fresh].T, cannot[fresh].T
+    merged = merge_groups(w.group.predict, w.group.threshold, d, pool, P, cannot, groups, bn,
+                          fixed=list(uniq < run.call_first))
+    run.stats["group_merges"] += len(groups) - len(merged)
+    moved: dict[int, int] = {}  # mention row -> its new label
+    for g in merged:
+        target = int(labels[g].min())  # the existing profile's label when the group holds one (at most one)
+        moved.update((int(pool[k]), target) for k in g if labels[k] != target)
+    if not moved:
+        return pending
+    run.labels[list(moved)] = list(moved.values())
+    after = run.labels[pool]
+    position = {int(r): k for k, r in enumerate(pool)}
+    out = []
+    for i, partner, label, score, outcome in pending:
+        if i in moved:
+            label, row = moved[i], P[position[i]]
+            inside = np.flatnonzero((after == label) & (pool != i))
+            partner = int(pool[inside[np.argmax(row[inside])]])
+            score, outcome = float(row[inside].mean()), "linked"
+        out.append((i, partner, label, score, outcome))
+    return out
