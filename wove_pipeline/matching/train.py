@@ -80,7 +80,7 @@ ROUNDS = 100  # 300 at 0.05 held out no better (mean held-out B3 F1 0.817 vs 0.8
 # The second stage (group_merge.py): first-stage cuts (size exponent, threshold) tried beneath
 # the group model, and the group model's thresholds. Cut higher than average linkage alone
 # would be, the first stage leaves purer groups for the group model to join.
-GROUP_STAGE_ONE = ((0.1, 0.6), (0.1, 0.7))
+GROUP_STAGE_ONE = ((0.0, 0.6), (0.1, 0.6), (0.0, 0.7), (0.1, 0.7))
 GROUP_THRESHOLDS = (0.8, 0.85, 0.9, 0.95)
 GROUP_PARAMS = {
     "objective": "binary",
