@@ -132,3 +132,24 @@ def test_incremental_new_groups_join_existing_profiles_which_never_merge():
     plain = assign_incremental(old, {"a1": 0, "a2": 0, "b1": 1}, new,
                                config=replace(config, model=replace(model, group=None, _compiled=None)))
     assert plain.clusters["n1"] not in (0, 1) and plain.clusters["n2"] not in (0, 1)
+
+
+def test_group_model_training_is_deterministic_and_competes_with_average_linkage_alone():
+    from wove_pipeline.matching.train import choose_linkage, fit_groups
+
+    rng = np.random.default_rng(0)
+    X = rng.random((2000, len(GROUP_FEATURES)))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = (np.nan_to_num(X[:, COL["p_mean"]]) + rng.random(2000) * 0.5 > 0.6).astype(np.int8)
+    sets = [(X[:1200], y[:1200], np.full(1200, 1 / 1200)), (X[1200:], y[1200:], np.full(800, 1 / 800))]
+    assert fit_groups(sets).model_to_string() == fit_groups(sets).model_to_string()
+
+    def f1(v):
+        return {"f1": v, "precision": v, "recall": v}
+
+    loo = {"ads": {(0.1, 0.5): f1(0.93), (0.1, 0.6, 0.9): f1(0.94)},
+           "aminer110": {(0.1, 0.5): f1(0.86), (0.1, 0.6, 0.9): f1(0.87)}}
+    assert choose_linkage(loo) == (0.1, 0.6, 0.9)
+    assert choose_linkage(loo, lambda *linkage: len(linkage) == 2) == (0.1, 0.5)  # vetoed: average linkage alone
+    tie = {"ads": {(0.1, 0.5): f1(0.93), (0.1, 0.5, 0.9): f1(0.93)}}
+    assert choose_linkage(tie) == (0.1, 0.5)  # a tie: without the group model

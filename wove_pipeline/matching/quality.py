@@ -3,7 +3,9 @@
 The model is fitted as ``wove matching train`` fits it (train.fit) on the other sets given
 and the sandbox world (a set overlapping the held-out one left out too: train.held_out_with),
 and clusters the held-out set at the shipped model's threshold and size exponent (chosen by
-cross-validation in training). Used by ``wove matching evaluate --leave-one-out`` and
+cross-validation in training), then, when the shipped model has a group model, merges the
+groups with a group model fitted as training fits it on the other sets' groups
+(train.held_out_group_models). Used by ``wove matching evaluate --leave-one-out`` and
 ``bench/bench_matching_quality.py``.
 """
 
