@@ -1,0 +1,55 @@
+"""Author-matching quality on the real labelled sets, fully nested for the group model.
+
+    .venv/bin/python -m bench.bench_matching_nested [--dev ../shared/matching-real] [--no-write]
+
+Each set is scored by a pair model trained without it (as in bench_matching_quality) and a
+group model whose training groups were cut by pair models that never saw it either
+(quality.nested_group_scores), beside its held-out figure from "Author matching quality".
+About 20 minutes on one core. Writes the "Author matching quality, fully nested" section of
+bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from wove_pipeline.matching.quality import leave_one_out_scores, nested_group_scores, shipped_linkage
+from wove_pipeline.matching.train import dev_dirs
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dev", default=os.path.join("..", "shared", "matching-real"))
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    linkage = shipped_linkage()
+    nested = nested_group_scores(dev_dirs(args.dev))
+    if not nested:
+        print("the shipped model has no group model: nothing to nest")
+        return 0
+    held_out = {s.name: s.matcher for s in leave_one_out_scores(dev_dirs(args.dev))}
+    lines = [f"Shipped linkage {linkage} (size exponent, threshold, group threshold). Held out: the group model "
+             "learns from the other sets' groups, each cut by that set's held-out pair model (which saw the scored "
+             "set). Fully nested: those pair models were trained without the scored set too.", "",
+             "| set | held-out B3 P / R / F1 | fully nested B3 P / R / F1 |", "|---|---|---|"]
+    for name, r in nested.items():
+        h = held_out[name]
+        lines.append(f"| {name} | {h.precision:.3f} / {h.recall:.3f} / {h.f1:.3f} | "
+                     f"{r.precision:.3f} / {r.recall:.3f} / **{r.f1:.3f}** |")
+    mean = lambda d: sum(r.f1 for r in d.values()) / len(d)  # noqa: E731
+    lines += [f"| **mean F1** | {mean(held_out):.3f} | **{mean(nested):.3f}** |", "",
+              f"Run time {time.perf_counter() - t0:.0f} s."]
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_write:
+        from bench.results import write_section
+
+        write_section("Author matching quality, fully nested", text, "python -m bench.bench_matching_nested")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
