@@ -42,12 +42,9 @@ def main(argv=None) -> int:
     mean = lambda d: sum(r.f1 for r in d.values()) / len(d)  # noqa: E731
     lines += [f"| **mean F1** | {mean(held_out):.3f} | **{mean(nested):.3f}** |", "",
               f"Run time {time.perf_counter() - t0:.0f} s."]
-    text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        from bench.results import write_section
+    from bench.results import report
 
-        write_section("Author matching quality, fully nested", text, "python -m bench.bench_matching_nested")
+    report("Author matching quality, fully nested", "\n".join(lines), "python -m bench.bench_matching_nested", write=not args.no_write)
     return 0
 
 

@@ -82,12 +82,9 @@ def main(argv=None) -> int:
                     f"{'yes' if s.matcher.f1 >= bar else 'no'} | {'yes' if s.matcher.precision >= 0.93 else 'no'} | "
                     f"{batch:.4f} | {inc:.4f} | {batch - inc:+.4f} | {by_profile:.4f} | {batch - by_profile:+.4f} |")
     body += ["", sandbox_figures(), "", f"Run time {time.perf_counter() - t0:.0f} s."]
-    text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        from bench.results import write_section
+    from bench.results import report
 
-        write_section("Author matching quality", text, "python -m bench.bench_matching_quality")
+    report("Author matching quality", "\n".join(body), "python -m bench.bench_matching_quality", write=not args.no_write)
     return 0
 
 

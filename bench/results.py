@@ -44,3 +44,10 @@ def write_section(name: str, body: str, command: str | None = None) -> None:
     pattern = re.compile(rf"<!-- section:{re.escape(name)} -->.*?<!-- /section:{re.escape(name)} -->\n", re.S)
     text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block
     RESULTS.write_text(text)
+
+
+def report(name: str, text: str, command: str, *, write: bool = True) -> None:
+    """Print a benchmark's section and, unless ``write`` is off (--no-write), write it."""
+    print(text)
+    if write:
+        write_section(name, text, command)
