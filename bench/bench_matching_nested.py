@@ -11,19 +11,15 @@ bench/RESULTS.md.
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 
+from bench.bench_matching_quality import dev_arguments
 from wove_pipeline.matching.quality import leave_one_out_scores, nested_group_scores, shipped_linkage
 from wove_pipeline.matching.train import dev_dirs
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--dev", default=os.path.join("..", "shared", "matching-real"))
-    ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args(argv)
+    args = dev_arguments(__doc__, argv)
     t0 = time.perf_counter()
     linkage = shipped_linkage()
     nested = nested_group_scores(dev_dirs(args.dev))

@@ -47,11 +47,16 @@ def sandbox_figures() -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def dev_arguments(doc: str, argv=None) -> argparse.Namespace:
+    """--dev (the labelled sets) and --no-write, as the matching-quality benches take them."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--dev", default=os.path.join("..", "shared", "matching-real"))
     ap.add_argument("--no-write", action="store_true")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = dev_arguments(__doc__, argv)
     t0 = time.perf_counter()
     scores = leave_one_out_scores(dev_dirs(args.dev), incremental=True)
     unseen = unseen_names_scores(dev_dirs(args.dev))

@@ -132,14 +132,14 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
         grade_min[_row_pair_any(V, sp.csr_matrix((bn.grade == g).astype(np.float64)), I, J)] = g
     f["grade_max"], f["grade_min"] = grade_max, grade_min
 
+    member = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))  # groups x their mentions
     for name, X in (("coauthors_named_share", data.coauthor_names), ("coauthors_share", data.coauthors)):
-        B = (sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n)) @ X[idx]).tocsr()
+        B = (member @ X[idx]).tocsr()
         B.data[:] = 1.0
         count = np.asarray(B.sum(1)).ravel()
         smaller = np.minimum(count[I], count[J])
         f[name] = np.where(smaller > 0, _row_dot(B, I, J) / np.maximum(smaller, 1), np.nan)
 
-    member = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))
     rows = data.paper_row[idx]
     E = (member @ (data.embedding[rows].astype(np.float64) * data.has_embedding[idx][:, None]))
     norms = np.linalg.norm(E, axis=1)

@@ -48,10 +48,11 @@ def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = Fals
     training = sets + [sandbox_set()]
     rng = np.random.default_rng(SEED)
     pairs = {s.name: set_pairs(s, rng) for s in training}
-    groups = held_out_group_models(training, pairs, linkage, scored=sets)
+    fits = {s.name: booster for s, booster in held_out_fits(training, pairs)}  # once: pair and group models read them
+    groups = held_out_group_models(training, pairs, linkage, scored=sets, fits=fits)
     out = []
-    for s, booster in held_out_fits(training, pairs, scored=sets):
-        config = MatchConfig(model=_held_out_model(booster, linkage, groups[s.name]))
+    for s in sets:
+        config = MatchConfig(model=_held_out_model(fits[s.name], linkage, groups[s.name]))
         score = score_set(s.name, s.mentions, s.gold, config)
         if incremental:
             score.incremental = incremental_gap(s.mentions, s.gold, config)

@@ -378,25 +378,26 @@ def held_out_fits(sets: list[LabelledSet], pairs: dict[str, tuple], scored: list
         yield s, fit([pairs[o.name] for o in sets if o.name not in left_out[s.name]])
 
 
-def held_out_scored(sets: list[LabelledSet], pairs: dict[str, tuple]):
+def held_out_scored(sets: list[LabelledSet], pairs: dict[str, tuple], fits: dict | None = None):
     """(set, its blocks scored by its held-out pair model, the same for the set stripped to
-    thin evidence) for each set."""
-    for s, booster in held_out_fits(sets, pairs):
+    thin evidence) for each set; the held-out boosters from ``fits`` when given."""
+    for s, booster in (((s, fits[s.name]) for s in sets) if fits is not None else held_out_fits(sets, pairs)):
         model = PairModel.from_booster(booster)
         yield s, scored_blocks(model, s), scored_blocks(model, thin_set(s))
 
 
 def held_out_group_models(sets: list[LabelledSet], pairs: dict[str, tuple], linkage: tuple,
-                          scored: list[LabelledSet] | None = None) -> dict[str, object]:
+                          scored: list[LabelledSet] | None = None, fits: dict | None = None) -> dict[str, object]:
     """For each set of ``scored`` (default: all), the group model it is scored with when held
     out: fitted on the group pairs of the sets not held out with it, each of those cut at
-    ``linkage`` (size exponent, threshold, group threshold) by its own held-out pair model.
+    ``linkage`` (size exponent, threshold, group threshold) by its own held-out pair model
+    (from ``fits``, set name -> booster, when the caller has them: held_out_fits).
     None for every set when ``linkage`` has no group threshold."""
     scored = scored if scored is not None else sets
     if len(linkage) < 3:
         return {s.name: None for s in scored}
     cut = tuple(linkage[:2])
-    examples = {s.name: set_group_examples(full, thin, *cut) for s, full, thin in held_out_scored(sets, pairs)}
+    examples = {s.name: set_group_examples(full, thin, *cut) for s, full, thin in held_out_scored(sets, pairs, fits)}
     left_out = held_out_with(sets)
     return {s.name: group_model(fit_groups([examples[o.name] for o in sets if o.name not in left_out[s.name]]), linkage[2])
             for s in scored}
