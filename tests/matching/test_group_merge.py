@@ -128,6 +128,8 @@ def test_incremental_new_groups_join_existing_profiles_which_never_merge():
     assert result.clusters["n1"] == 0 and result.clusters["n2"] == 1
     assert result.links["n1"].outcome == "linked" and result.links["n1"].partner in {"a1", "a2"}
     assert result.stats["group_merges"] == 2
+    # the link says what joined it: the group model's log-odds beside its pair's evidence
+    assert "group:log_odds" in result.links["n1"].evidence and "log_odds" in result.links["n1"].evidence
     # without the group model, the same call leaves both apart
     plain = assign_incremental(old, {"a1": 0, "a2": 0, "b1": 1}, new,
                                config=replace(config, model=replace(model, group=None, _compiled=None)))
@@ -153,3 +155,38 @@ def test_group_model_training_is_deterministic_and_competes_with_average_linkage
     assert choose_linkage(loo, lambda *linkage: len(linkage) == 2) == (0.1, 0.5)  # vetoed: average linkage alone
     tie = {"ads": {(0.1, 0.5): f1(0.93), (0.1, 0.5, 0.9): f1(0.93)}}
     assert choose_linkage(tie) == (0.1, 0.5)  # a tie: without the group model
+
+
+class _ByCoauthors:
+    """A stand-in group model: one person when the groups share co-authors by name (log-odds 4 x the
+    share - 1)."""
+
+    threshold = 0.9
+
+    def ready(self):
+        return self
+
+    def predict(self, X):
+        return 1.0 / (1.0 + np.exp(-(4.0 * np.nan_to_num(X[:, COL["coauthors_named_share"]]) - 1.0)))
+
+
+def test_a_link_made_by_the_group_model_carries_what_decided_the_merge():
+    from dataclasses import replace
+
+    from wove_pipeline.matching import match_all
+    from wove_pipeline.matching.assignment import MatchConfig
+    from wove_pipeline.matching.model import default_model
+
+    model = replace(default_model(), group=_ByCoauthors(), _compiled=None)
+    ms = [_mention("a1", 2010, ["qun liu"], s2="A"), _mention("a2", 2011, ["qun liu"], s2="A"),
+          _mention("a3", 2011, ["mirella lapata"])]
+    # a first-stage threshold no pair reaches: only the group model can merge
+    result = match_all(ms, config=MatchConfig(model=model, threshold=0.999, unsure_low=0.998))
+    assert result.clusters["a1"] == result.clusters["a2"] != result.clusters["a3"]
+    assert result.stats["group_merges"] == 1
+    # the group that joined (a2's, the later of two equal groups) says why: co-authors in
+    # common added 4 to the group model's log-odds (1 x 4 against missing), which reached 3
+    joined = result.links["a2"].evidence
+    assert joined["group:coauthors_named_share"] == 4.0 and joined["group:log_odds"] == 3.0
+    assert joined["log_odds"] == result.links["a1"].evidence["log_odds"]  # its pair's evidence stays
+    assert not any(k.startswith("group:") for k in result.links["a1"].evidence)

@@ -57,7 +57,7 @@ from scipy.spatial.distance import squareform
 
 from .assignment import Assignment, Link, MatchConfig
 from .cross_block import apply_cross_block_links, join_by_upstream_ids
-from .group_merge import join_new_groups, merge_groups
+from .group_merge import join_new_groups, merge_evidence, merge_groups
 from .mentions import Mention
 from .model import default_model, score_pairs
 from .overrides import Overrides
@@ -299,9 +299,11 @@ class _Run:
         call's old and new mentions, the group model's step: ``group_merge.join_new_groups``), and count
         their outcomes."""
         pending = self.join_new_profiles(pending)
+        joined: dict[int, dict[str, float]] = {}  # mention row -> why the group model moved it
         if pool is not None:
-            pending = join_new_groups(self, pool, bn, pending, barred)
-        for link in pending_links(self.data, bn, self.model, pending):
+            pending = join_new_groups(self, pool, bn, pending, barred, joined)
+        for (i, *_), link in zip(pending, pending_links(self.data, bn, self.model, pending)):
+            link.evidence.update(joined.get(i, {}))
             self.links[link.mention_id] = link
             self.stats[count_as + link.outcome] += 1
 
@@ -323,10 +325,15 @@ class _Run:
         cannot, must = _override_matrices(d, idx, idx, self.ov, cannot, must)
         P = sigmoid(L)
         groups = _constrained_average_linkage(P, cannot, must, self.threshold, self.size_exponent)
+        joined: dict[int, dict[str, float]] = {}  # position -> why its group joined another
         if w.group is not None and len(groups) > 1:
-            merged = merge_groups(w.group.predict, w.group.threshold, d, idx, P, cannot, groups, bn)
+            merges: list = []
+            merged = merge_groups(w.group.predict, w.group.threshold, d, idx, P, cannot, groups, bn, record=merges)
             self.stats["group_merges"] += len(groups) - len(merged)
             groups = merged
+            for (a, b, _), why in zip(merges, merge_evidence(w.group, merges)):
+                for k in (b if len(b) <= len(a) else a):  # the smaller side joined; its first merge
+                    joined.setdefault(k, why)
         I, J, meta = [], [], []
         for g in groups:
             lab = self.new_label()
@@ -346,11 +353,11 @@ class _Run:
                 I.append(int(idx[li]))
                 J.append(int(idx[g[best[k]]]))
                 forced = bool(must[li, g[best[k]]])
-                meta.append((lab, float(mean[k]), "forced" if forced else "clustered"))
+                meta.append((lab, float(mean[k]), "forced" if forced else "clustered", li))
         ev = _explain(d, bn, w, I, J)
-        for (i, j, (lab, sc, oc), e) in zip(I, J, meta, ev):
+        for (i, j, (lab, sc, oc, li), e) in zip(I, J, meta, ev):
             mid = d.mentions[i].mention_id
-            self.links[mid] = Link(mid, lab, oc, round(sc, 4), d.mentions[j].mention_id, e)
+            self.links[mid] = Link(mid, lab, oc, round(sc, 4), d.mentions[j].mention_id, {**e, **joined.get(li, {})})
             self.stats[oc] += 1
 
     # ---- newest-first assignment of `new` onto labelled `old` (same block)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .model import score_pairs
+from .model import contributions, score_pairs
 from .scoring import BlockNames, MatchData, sigmoid
 
 GROUP_FEATURES: tuple[str, ...] = (
@@ -190,13 +190,16 @@ def _row_pair_any(V: sp.csr_matrix, G: sp.csr_matrix, I: np.ndarray, J: np.ndarr
 
 
 def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray,
-                 groups: list[list[int]], bn: BlockNames, fixed: list[bool] | None = None) -> list[list[int]]:
+                 groups: list[list[int]], bn: BlockNames, fixed: list[bool] | None = None,
+                 record: list | None = None) -> list[list[int]]:
     """Merge ``groups`` while the group model (``predict``: features -> probability) gives a
     candidate pair at least ``threshold``: each round the most probable pairs first, a group
     in one merge a round, then the pairs are scored again with the merged groups.
 
     ``fixed`` (incremental assignment): the groups holding existing mentions, which never
-    merge with each other (existing mentions do not move); a group merged into one is fixed."""
+    merge with each other (existing mentions do not move); a group merged into one is fixed.
+    ``record``: each merge is appended to it as (one group's members, the other's, the
+    features the model read): merge_evidence explains them."""
     groups = [list(g) for g in groups]
     flags = None if fixed is None else list(fixed)
     while len(groups) > 1:
@@ -206,6 +209,7 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
         p = predict(X)
         taken: set[int] = set()
         into: dict[int, int] = {}
+        row_of: dict[int, int] = {}  # the merge's row of X
         for o in np.argsort(-p, kind="stable"):
             if p[o] < threshold:
                 break
@@ -214,9 +218,12 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
                 continue
             taken |= {a, b}
             into[b] = a
+            row_of[b] = int(o)
         if not into:
             break
         for b, a in into.items():
+            if record is not None:
+                record.append((groups[a], groups[b], X[row_of[b]]))
             groups[a] = groups[a] + groups[b]
             if flags is not None:
                 flags[a] = flags[a] or flags[b]
@@ -226,15 +233,29 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
     return groups
 
 
+def merge_evidence(group, merges: list) -> list[dict[str, float]]:
+    """Why each recorded merge (merge_groups' ``record``) was made, as a link's evidence says
+    why of its pair: what each group feature added to the group model's log-odds
+    ("group:<feature>", as PairModel.contributions) and the log-odds ("group:log_odds"). The
+    links of the group that joined carry it beside their pair's evidence: without it a link
+    shows only the pair inside its own group, not what joined the two groups."""
+    if not merges:
+        return []
+    C = np.round(contributions(group.predict, np.array([x for _, _, x in merges])), 3)
+    return [{**{f"group:{f}": float(v) for f, v in zip(GROUP_FEATURES, row[:-1]) if v != 0.0},
+             "group:log_odds": float(row[-1])} for row in C]
+
+
 def join_new_groups(run, pool: np.ndarray, bn: BlockNames, pending: list,
-                    barred: dict[int, set[int]] | None = None) -> list:
+                    barred: dict[int, set[int]] | None = None, joined: dict | None = None) -> list:
     """The group model's step in an assignment call of ``run`` (cluster._Run), as match_all
     takes it after average linkage: the groups of ``pool`` this call opened join an existing
     profile, or each other, when the group model says so. Existing profiles never merge with each other (their
     mentions do not move), and a mention never joins a profile ``barred`` to it (mention
     row -> labels: the daily run's profile-level constraints). Skipped above max_block
     mentions (a big block's assignment, and a crowded block's by profile, are bounded per
-    mention: big_block, profile_assign)."""
+    mention: big_block, profile_assign). ``joined`` (mention row -> evidence) gets why the
+    group model moved each mention it moved (merge_evidence)."""
     from .cluster import _override_matrices
 
     d, w = run.data, run.model
@@ -256,8 +277,9 @@ def join_new_groups(run, pool: np.ndarray, bn: BlockNames, pending: list,
     # the old members' pairs among themselves stay 0: no group pair of two existing profiles is asked about
     P[fresh], cannot[fresh] = sigmoid(L), cannot_f
     P[:, fresh], cannot[:, fresh] = P[fresh].T, cannot[fresh].T
+    merges: list = []
     merged = merge_groups(w.group.predict, w.group.threshold, d, pool, P, cannot, groups, bn,
-                          fixed=list(uniq < run.call_first))
+                          fixed=list(uniq < run.call_first), record=merges)
     run.stats["group_merges"] += len(groups) - len(merged)
     moved: dict[int, int] = {}  # mention row -> its new label
     for g in merged:
@@ -265,6 +287,11 @@ def join_new_groups(run, pool: np.ndarray, bn: BlockNames, pending: list,
         moved.update((int(pool[k]), target) for k in g if labels[k] != target)
     if not moved:
         return pending
+    if joined is not None:
+        for (a, b, _), why in zip(merges, merge_evidence(w.group, merges)):
+            for k in a + b:
+                if int(pool[k]) in moved:
+                    joined.setdefault(int(pool[k]), why)
     run.labels[list(moved)] = list(moved.values())
     after = run.labels[pool]
     position = {int(r): k for k, r in enumerate(pool)}

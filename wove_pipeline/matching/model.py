@@ -61,6 +61,25 @@ class GroupModel:
             return np.zeros(0, dtype=np.float64)
         return self.ready()._compiled.predict(np.ascontiguousarray(X, dtype=np.float64), n_jobs=1)
 
+    def contributions(self, X: np.ndarray) -> np.ndarray:
+        return contributions(self.predict, X)
+
+
+def contributions(predict, X: np.ndarray) -> np.ndarray:
+    """What each feature adds to each row's log-odds under a model (``predict``: rows ->
+    probabilities): the row's log-odds minus the log-odds with that feature missing (the
+    models have a branch for missing evidence, so "without it" is a question they answer).
+    Last column: the row's log-odds."""
+    n, k = X.shape
+    if n == 0:
+        return np.zeros((0, k + 1))
+    full = _logit(predict(X))
+    hidden = np.repeat(X[None, :, :], k, axis=0)  # k copies, copy j without feature j
+    for j in range(k):
+        hidden[j, :, j] = np.nan
+    without = _logit(predict(hidden.reshape(k * n, k))).reshape(k, n)
+    return np.column_stack([(full[None, :] - without).T, full])
+
 
 @dataclass
 class PairModel:
@@ -95,18 +114,7 @@ class PairModel:
         return self.ready()._compiled.predict(np.ascontiguousarray(X, dtype=np.float64), n_jobs=1)
 
     def contributions(self, X: np.ndarray) -> np.ndarray:
-        """What each feature adds to each pair's log-odds: the pair's log-odds minus the
-        log-odds with that feature missing (the model has a branch for missing evidence, so
-        "without it" is a question it answers). Last column: the pair's log-odds."""
-        n, k = X.shape
-        if n == 0:
-            return np.zeros((0, k + 1))
-        full = _logit(self.predict(X))
-        hidden = np.repeat(X[None, :, :], k, axis=0)  # k copies, copy j without feature j
-        for j in range(k):
-            hidden[j, :, j] = np.nan
-        without = _logit(self.predict(hidden.reshape(k * n, k))).reshape(k, n)
-        return np.column_stack([(full[None, :] - without).T, full])
+        return contributions(self.predict, X)
 
     @classmethod
     def from_files(cls, directory: str = MODEL_DIR) -> "PairModel":
