@@ -47,11 +47,14 @@ def sandbox_figures() -> str:
     return "\n".join(lines)
 
 
-def dev_arguments(doc: str, argv=None) -> argparse.Namespace:
-    """--dev (the labelled sets) and --no-write, as the matching-quality benches take them."""
+def dev_arguments(doc: str, argv=None, *, seeds: bool = False) -> argparse.Namespace:
+    """--dev (the labelled sets) and --no-write, as the matching-quality benches take them
+    (and --seeds, the number of training samples, with ``seeds``)."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--dev", default=os.path.join("..", "shared", "matching-real"))
     ap.add_argument("--no-write", action="store_true")
+    if seeds:
+        ap.add_argument("--seeds", type=int, default=3)
     return ap.parse_args(argv)
 
 

@@ -58,7 +58,7 @@ def test_no_candidate_without_a_strong_pair_or_across_a_cannot_link():
     assert list(zip(I.tolist(), J.tolist())) == [(0, 1), (0, 2)]
 
 
-def test_merging_is_greedy_by_probability_and_keeps_existing_profiles_apart():
+def test_merging_is_greedy_by_probability_and_keeps_untouched_profiles_apart():
     ms = [_mention(m, 2020, []) for m in "abcde"]
     data, idx, bn = _block(ms)
     P = np.full((5, 5), 0.9, dtype=np.float32)
@@ -75,12 +75,19 @@ def test_merging_is_greedy_by_probability_and_keeps_existing_profiles_apart():
     assert merged == [[0, 1, 2, 3], [4]]
     # nothing reaches the threshold: nothing moves
     assert merge_groups(by_p_mean, 0.95, data, idx, P, cannot, groups, bn) == groups
-    # existing profiles (fixed) never merge with each other; the new group joins one of them,
-    # which then stays apart from the other
+    # existing profiles the call did not touch (fixed) never merge with each other ...
     data, idx, bn = _block(ms[:3])
-    merged = merge_groups(by_p_mean, 0.5, data, idx, P[:3, :3], np.zeros((3, 3), dtype=bool), [[0], [1], [2]], bn,
-                          fixed=[True, True, False])
-    assert merged == [[0, 2], [1]]
+    apart = np.zeros((3, 3), dtype=bool)
+    assert merge_groups(by_p_mean, 0.5, data, idx, P[:3, :3], apart, [[0], [1], [2]], bn,
+                        fixed=[True, True, True]) == [[0], [1], [2]]
+    # ... but the new group joins one of them in the first round, and what it joined may then
+    # join the other (a new paper bridging two halves of one person); the open groups are
+    # announced before each round (the incremental step scores their members there)
+    seen = []
+    merged = merge_groups(by_p_mean, 0.5, data, idx, P[:3, :3], apart, [[0], [1], [2]], bn,
+                          fixed=[True, True, False], before_round=lambda g, f: seen.append(([list(x) for x in g], list(f))))
+    assert merged == [[0, 2, 1]]
+    assert seen == [([[0], [1], [2]], [True, True, False]), ([[0, 2], [1]], [False, True])]
 
 
 def test_the_shipped_group_model_is_described_by_its_manifest():
@@ -190,3 +197,29 @@ def test_a_link_made_by_the_group_model_carries_what_decided_the_merge():
     assert joined["group:coauthors_named_share"] == 4.0 and joined["group:log_odds"] == 3.0
     assert joined["log_odds"] == result.links["a1"].evidence["log_odds"]  # its pair's evidence stays
     assert not any(k.startswith("group:") for k in result.links["a1"].evidence)
+
+
+def test_a_new_mention_lets_the_profile_it_joined_merge_with_another_and_untouched_ones_stay():
+    """Two existing clusters of one person (the same S2 id and co-author): untouched by the
+    new mentions they stay apart; once a new mention joins one, the group model may merge it
+    with the other, as matching everything at once would, link by link and by profile alike."""
+    from dataclasses import replace
+
+    from wove_pipeline.matching import assign_incremental
+    from wove_pipeline.matching.assignment import MatchConfig
+    from wove_pipeline.matching.model import default_model
+    from wove_pipeline.matching.profile_assign import incremental_by_profiles
+
+    config = MatchConfig(model=replace(default_model(), group=_JoinAll(), _compiled=None))
+    old = [_mention("x1", 2010, ["qun liu"], s2="A"), _mention("x2", 2012, ["qun liu"], s2="A")]
+    before = {"x1": 0, "x2": 1}
+    elsewhere = [_mention("z1", 2020, ["mirella lapata"], last="Zhang")]  # another block: touches neither
+    untouched = assign_incremental(old, before, elsewhere, config=config)
+    assert (untouched.clusters["x1"], untouched.clusters["x2"]) == (0, 1) and not untouched.merged
+    bridge = [_mention("n1", 2011, ["qun liu"], s2="A")]
+    for result in (assign_incremental(old, before, bridge, config=config),
+                   incremental_by_profiles(old, before, bridge, config=config)):
+        assert result.merged == {1: 0}
+        assert result.clusters == {"x1": 0, "x2": 0, "n1": 0}
+        assert result.links["x2"].outcome == "existing" and result.links["x2"].cluster == 0
+        assert result.stats["profile_merges"] == 1

@@ -138,3 +138,60 @@ def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, mon
         linked = conn.execute("SELECT count(*) FROM wove.researcher_mentions WHERE matched_at ="
                               " (SELECT max(matched_at) FROM wove.researcher_mentions)").fetchone()[0]
     assert linked == day.new_mentions
+
+
+class _JoinAll:
+    """A stand-in group model: every candidate group pair is one person."""
+
+    threshold = 0.5
+
+    def ready(self):
+        return self
+
+    def predict(self, X):
+        import numpy as np
+
+        return np.ones(len(X))
+
+
+def test_profiles_a_day_touched_merge_into_one_id_with_a_redirect(env, world, monkeypatch, clone_database):  # noqa: F811
+    """The group model's step may merge a profile the day's positions joined with another
+    existing one (group_merge.join_new_groups): by profile and link by link, the smaller id
+    is retired with a merge redirect to the kept one, every position of it moves there with
+    its evidence, and the profiles are rebuilt. A stand-in group model that merges every
+    candidate makes the day merge."""
+    from dataclasses import replace
+
+    from wove_pipeline.matching.assignment import MatchConfig
+    from wove_pipeline.matching.model import default_model
+
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=1))
+    match(url)
+    harvest_days(resources, world.end_day, world.end_day)
+    twin = clone_database(url)
+    before, old_redirects, _ = snapshot(url)
+    config = MatchConfig(model=replace(default_model(), group=_JoinAll(), _compiled=None))
+
+    def merged_day(db_url):
+        day = match(db_url, config=config)
+        assert day.mode == "incremental" and day.new_mentions > 0
+        after, redirects, live = snapshot(db_url)
+        merges = {old: new for old, new in redirects.items() if old not in old_redirects}
+        assert merges  # the stand-in merged existing researchers
+        for old, new in merges.items():
+            assert old not in live and new in live and old not in after
+            assert before[old] <= after[new]  # every position of the retired id moved to the kept one
+            assert (len(before[new]), -new) > (len(before[old]), -old)  # the larger keeps its id (ties: the lower)
+        with psycopg.connect(db_url) as conn:
+            events = {(o, n) for o, n in conn.execute(
+                "SELECT old_id, new_id FROM wove.researcher_id_events WHERE kind = 'merge'").fetchall()}
+            assert set(merges.items()) <= events
+            assert conn.execute("SELECT count(*) FROM wove.researcher_mentions WHERE outcome = 'existing'").fetchone()[0] == 0
+        check_profiles(db_url)
+        return merges
+
+    by_profile = merged_day(url)
+    monkeypatch.setattr(researchers_load, "match_by_profiles", lambda *a, **k: None)
+    link_by_link = merged_day(twin)
+    print(f"merged by profile: {len(by_profile)}, link by link: {len(link_by_link)}")

@@ -55,6 +55,8 @@ class Assignment:
     clusters: dict[str, int]  # mention_id -> cluster label
     links: dict[str, Link]
     stats: dict[str, int] = field(default_factory=dict)
+    # incremental: existing clusters the group model merged (absorbed -> kept; group_merge.join_new_groups)
+    merged: dict[int, int] = field(default_factory=dict)
 
     def members(self) -> dict[int, list[str]]:
         out: dict[int, list[str]] = defaultdict(list)

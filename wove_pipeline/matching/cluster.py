@@ -224,6 +224,7 @@ class _Run:
         self.stats: dict[str, int] = defaultdict(int)
         self.call_first = first_label  # the first profile the current assignment call opened
         self.kept: dict[int, tuple] = {}  # keep_scores: mention row -> its scores against the profiles
+        self.merged_profiles: dict[int, int] = {}  # existing profiles merged by the group model: absorbed -> kept
 
     def new_label(self) -> int:
         self.next_label += 1
@@ -293,7 +294,7 @@ class _Run:
         return out
 
     def record_links(self, bn: BlockNames, pending, count_as: str = "", pool: np.ndarray | None = None,
-                     barred: dict[int, set[int]] | None = None) -> None:
+                     barred: dict[int, set[int]] | None = None, apart=None) -> None:
         """Keep the links of decided mentions (``pending_links``), after the profiles the
         call opened had their chance to join existing ones (and, given the ``pool`` of the
         call's old and new mentions, the group model's step: ``group_merge.join_new_groups``), and count
@@ -301,7 +302,7 @@ class _Run:
         pending = self.join_new_profiles(pending)
         joined: dict[int, dict[str, float]] = {}  # mention row -> why the group model moved it
         if pool is not None:
-            pending = join_new_groups(self, pool, bn, pending, barred, joined)
+            pending = join_new_groups(self, pool, bn, pending, barred, joined, apart)
         for (i, *_), link in zip(pending, pending_links(self.data, bn, self.model, pending)):
             link.evidence.update(joined.get(i, {}))
             self.links[link.mention_id] = link
@@ -466,6 +467,18 @@ class _Run:
 # --------------------------------------------------------------------------- public API
 
 
+def resolve_merges(merged: dict[int, int]) -> dict[int, int]:
+    """Absorbed cluster -> the cluster it ends in, following chains (a profile merged into one
+    that merged into a third in a later call)."""
+    out = {}
+    for a in merged:
+        b = merged[a]
+        while b in merged:
+            b = merged[b]
+        out[a] = b
+    return out
+
+
 def match_all(
     mentions: list[Mention], overrides: Overrides | None = None, config: MatchConfig | None = None
 ) -> Assignment:
@@ -498,9 +511,12 @@ def assign_incremental(
     previous ``Assignment``. ``existing_mentions`` needs only the mentions of the blocks the
     new mentions fall in (the pipeline loads those by block key); clusters elsewhere are
     carried over untouched. New profiles get labels above the largest existing label.
-    Existing mentions never move (re-cluster a block with ``match_all`` to revisit them); a
-    new mention's profile may join an existing one of another block through identical
-    upstream ids (``cross_block.join_by_upstream_ids``).
+    Existing mentions move only where two existing clusters merge: the group model's step
+    (``group_merge.join_new_groups``) may merge a cluster the new mentions joined with another
+    of their block, as matching everything at once would (``Assignment.merged``: absorbed ->
+    kept; every mention of the absorbed cluster moves). Otherwise re-cluster a block with
+    ``match_all`` to revisit them. A new mention's profile may join an existing one of another
+    block through identical upstream ids (``cross_block.join_by_upstream_ids``).
     """
     cfg = config or MatchConfig()
     prev_links = existing.links if isinstance(existing, Assignment) else {}
@@ -551,6 +567,9 @@ def assign_incremental(
     run_assign_calls(run, calls)
     for m, l in zip(new_mentions, run.labels[n_old:]):
         clusters[m.mention_id] = int(l)
+    merged = resolve_merges(run.merged_profiles)
+    if merged:
+        clusters = {mid: merged.get(c, c) for mid, c in clusters.items()}
     links.update({mid: run.links[mid] for mid in (m.mention_id for m in new_mentions)})
     by_id = {m.mention_id: m for m in existing_mentions if m.mention_id in prev}
     by_id.update((m.mention_id, m) for m in new_mentions)
@@ -559,4 +578,4 @@ def assign_incremental(
     for mid, c in clusters.items():
         if links[mid].cluster != c:
             links[mid].cluster = c
-    return Assignment(clusters, links, dict(run.stats))
+    return Assignment(clusters, links, dict(run.stats), merged)

@@ -174,7 +174,8 @@ def run_assign_calls(run: "_Run", calls: list[AssignCall]) -> None:
     shares = balanced_shares(pairs, workers)
     results = fork_map(_assign_worker, shares, workers, run, calls)
     base = run.next_label
-    for idx, labs, links, stats, worker_first, n_labels in results:
+    for idx, labs, links, stats, worker_first, n_labels, merged in results:
+        run.merged_profiles.update(merged)  # existing labels: numbered alike in every process
         # the share's new clusters, numbered from where its worker process stood (a process
         # runs several shares in turn), move to a range of their own
         run.labels[idx] = np.where(labs >= worker_first, labs - worker_first + base, labs)
@@ -192,9 +193,10 @@ def _assign_worker(call_ids: list[int]):
     first = run.next_label
     run.links = {}
     run.stats.clear()
+    run.merged_profiles = {}
     for c in call_ids:
         call = _FORK_ITEMS[c]
         run.assign(call.old, call.new, call.names(run.data))
     idx = np.concatenate([_FORK_ITEMS[c].new for c in call_ids])
     links = [(mid, l.outcome, l.score, l.partner, l.evidence) for mid, l in run.links.items()]
-    return idx, run.labels[idx], links, dict(run.stats), first, run.next_label - first
+    return idx, run.labels[idx], links, dict(run.stats), first, run.next_label - first, run.merged_profiles

@@ -41,7 +41,7 @@ import numpy as np
 
 from .assignment import Assignment, Link, MatchConfig
 from .big_block import TOKEN_POSTING
-from .cluster import _override_matrices, _Run
+from .cluster import _override_matrices, _Run, resolve_merges
 from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
@@ -256,20 +256,34 @@ def assign_by_profiles(
         pack.append((o, nw, bn))
         size += len(idx)
     flush()
+    # two profiles that may never merge (the group model's step may merge profiles the day
+    # touched): different ORCIDs, or members an override splits
+    split_labels = {frozenset((linked[a], linked[b])) for a, b in (overrides.splits if overrides else [])
+                    if a in linked and b in linked}
+
+    def apart(labels) -> list[tuple[int, int]]:
+        ls = [int(x) for x in labels if x in profiles]
+        return [(a, b) for k, a in enumerate(ls) for b in ls[k + 1:]
+                if frozenset((a, b)) in split_labels
+                or (profiles[a].orcids and profiles[b].orcids and set(profiles[a].orcids) != set(profiles[b].orcids))]
+
     for o, nw, bn in calls:
-        _assign(run, o, nw, bn, weight, bad, must, outside_of)
+        _assign(run, o, nw, bn, weight, bad, must, outside_of, apart)
     run.stats["bounded_candidates"] += len(candidates or ())
 
-    clusters = {m.mention_id: int(run.labels[n_old + k]) for k, m in enumerate(new_mentions)}
+    merged = resolve_merges(run.merged_profiles)
+    clusters = {m.mention_id: merged.get(int(run.labels[n_old + k]), int(run.labels[n_old + k]))
+                for k, m in enumerate(new_mentions)}
     links = {m.mention_id: run.links[m.mention_id] for m in new_mentions}
     _join_across_blocks(clusters, new_mentions, profiles, forms_of, first, overrides, linked, run.stats)
     for mid, c in clusters.items():
         links[mid].cluster = c
-    return Assignment(clusters, links, dict(run.stats))
+    return Assignment(clusters, links, dict(run.stats), merged)
 
 
 def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight: np.ndarray,
-            bad_of: dict[int, set[int]], must_of: dict[int, set[int]], outside_of: dict[int, set[int]]) -> None:
+            bad_of: dict[int, set[int]], must_of: dict[int, set[int]], outside_of: dict[int, set[int]],
+            apart=None) -> None:
     """_Run.assign with weighted members and the profiles' own constraints. A new mention with
     profiles outside its candidates (``outside_of``: a crowded block's, which it may not join)
     is scored, as aligned pairs, against the members of the others and the call's earlier new
@@ -359,7 +373,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
         for x, cols in segs:
             decide(x, cols, P[start:start + len(cols)], cannot[start:start + len(cols)], must[start:start + len(cols)])
             start += len(cols)
-    run.record_links(bn, pending, pool=pool, barred=bad_of)
+    run.record_links(bn, pending, pool=pool, barred=bad_of, apart=apart)
 
 
 def _join_across_blocks(clusters: dict[str, int], new: list[Mention], profiles: dict[int, Profile],
@@ -481,7 +495,7 @@ def incremental_by_profiles(old: list[Mention], old_clusters: dict[str, int], ne
     inc = assign_by_profiles(profiles, reps, new, overrides, config,
                              linked={m: c for m, c in old_clusters.items() if overrides and m in overrides.involved()},
                              first_label=first, candidates=candidates)
-    clusters = {**old_clusters, **inc.clusters}
-    links = {mid: Link(mid, c, "existing", None) for mid, c in old_clusters.items()}
+    clusters = {**{mid: inc.merged.get(c, c) for mid, c in old_clusters.items()}, **inc.clusters}
+    links = {mid: Link(mid, c, "existing", None) for mid, c in clusters.items() if mid in old_clusters}
     links.update(inc.links)
-    return Assignment(clusters, links, inc.stats)
+    return Assignment(clusters, links, inc.stats, inc.merged)

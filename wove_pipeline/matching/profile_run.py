@@ -115,8 +115,11 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
                                     candidates=candidates)
 
     # stable ids: each involved researcher stands for its remaining members (pseudo
-    # mentions, as many as decide the identity rules: one more than the run re-decides)
-    involved = losing | {c for c in assignment.clusters.values() if c < next_id}
+    # mentions, as many as decide the identity rules: one more than the run re-decides; all
+    # of them for two researchers the group model merged, whose ids the larger keeps)
+    merged = assignment.merged  # absorbed researcher -> the one it joins (group_merge.join_new_groups)
+    merging = set(merged) | set(merged.values())
+    involved = losing | {c for c in assignment.clusters.values() if c < next_id} | merging
     counts = dict(conn.execute("SELECT researcher_id, mention_count FROM wove.researchers WHERE researcher_id = ANY(%s)",
                                (sorted(involved),)).fetchall())
     lost = Counter(redecided.values())
@@ -124,8 +127,9 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     prev_map = {mid: rid for mid, rid in redecided.items() if mid in by_id}
     clusters = dict(assignment.clusters)
     for rid in sorted(involved):
-        for k in range(max(0, min(counts.get(rid, 0) - lost[rid], cap))):
-            clusters[f"~{rid}:{k}"] = prev_map[f"~{rid}:{k}"] = rid
+        for k in range(max(0, counts.get(rid, 0) - lost[rid] if rid in merging else min(counts.get(rid, 0) - lost[rid], cap))):
+            clusters[f"~{rid}:{k}"] = merged.get(rid, rid)
+            prev_map[f"~{rid}:{k}"] = rid
     redirects = {r["old_id"]: Redirect(r["old_id"], r["new_id"], r["reason"], r["redirected_at"]) for r in db.fetch_all(
         conn, "SELECT * FROM wove.researcher_redirects WHERE new_id = ANY(%s)", (sorted(involved),))}
     identity = assign_ids(prev_map, clusters, redirects=redirects, next_id=next_id, at=now)
@@ -148,12 +152,18 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
                      Jsonb({"partner": link.partner, "features": link.evidence}), now, by_id[mid].block))
     db.copy_rows(conn, "wove.researcher_mentions",
                  ("arxiv_id", "position", "researcher_id", "outcome", "score", "evidence", "matched_at", "block"), rows)
+    # the other members of researchers the group model merged follow them, their evidence kept
+    moves = {rid: identity.mention_ids[f"~{rid}:0"] for rid in merging if f"~{rid}:0" in identity.mention_ids}
+    for rid, to in sorted(moves.items()):
+        if to != rid:
+            conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s, matched_at = %s WHERE researcher_id = %s",
+                         (to, now, rid))
 
     # profiles: a day's joins update in place; researchers whose members moved otherwise
     # (re-decided, merged, split) are rebuilt from their links
     label_of = assignment.clusters
     simple: dict[int, list] = defaultdict(list)
-    complex_ids: set[int] = set(losing) - set(retired)
+    complex_ids: set[int] = (set(losing) | set(moves.values())) - set(retired)
     for mid in new_ids:
         rid, label = ids[mid], label_of[mid]
         if label >= next_id or (rid == label and label in profiles):

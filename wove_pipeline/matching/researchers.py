@@ -237,11 +237,14 @@ def match_researchers(
     # What changed: links of new mentions and of mentions whose id moved; researchers that
     # gained, lost or changed members.
     moved = {mid for mid, rid in identity.mention_ids.items() if previous.get(mid) != rid}
-    rewrite = new_ids | moved
+    # kept positions of a cluster the group model merged into another: their link moves, its
+    # evidence stays (assign_incremental has no new link for them)
+    relinked = {mid for mid in moved - new_ids if (link := assignment.links.get(mid)) and link.outcome == "existing"}
+    rewrite = (new_ids | moved) - relinked
     members: dict[int, list[Mention]] = defaultdict(list)
     for mid, rid in identity.mention_ids.items():
         members[rid].append(by_id[mid])
-    touched = {identity.mention_ids[mid] for mid in rewrite} | {previous[mid] for mid in moved if mid in previous}
+    touched = {identity.mention_ids[mid] for mid in rewrite | relinked} | {previous[mid] for mid in moved if mid in previous}
     touched |= set(identity.retired)
 
     live_touched = sorted(rid for rid in touched if rid in members)
@@ -277,6 +280,13 @@ def match_researchers(
         conn, "wove.researcher_mentions",
         ("arxiv_id", "position", "researcher_id", "outcome", "score", "evidence", "matched_at", "block"), rows,
     )
+    if relinked:
+        moves = [(*split_mention_id(mid), identity.mention_ids[mid]) for mid in sorted(relinked)]
+        conn.execute(
+            "UPDATE wove.researcher_mentions rm SET researcher_id = u.researcher_id, matched_at = %s"
+            " FROM unnest(%s::text[], %s::int[], %s::bigint[]) AS u(arxiv_id, position, researcher_id)"
+            " WHERE rm.arxiv_id = u.arxiv_id AND rm.position = u.position",
+            (now, [a for a, _, _ in moves], [p for _, p, _ in moves], [r for _, _, r in moves]))
     if not scoped:
         _fill_blocks(conn, [by_id[mid] for mid in by_id if mid not in rewrite])
     retired = sorted(set(identity.retired))
