@@ -134,15 +134,15 @@ def test_a_bounded_position_scored_as_pairs_decides_as_against_every_member(monk
     scored = []
     real = profile_assign._assign
 
-    def as_pairs(run, o, nw, bn, w, bad, must, outside):
+    def as_pairs(run, o, nw, bn, w, bad, must, outside, *group):
         scored.append(len(outside))  # positions of the call scored as pairs
-        return real(run, o, nw, bn, w, bad, must, outside)
+        return real(run, o, nw, bn, w, bad, must, outside, *group)
 
     monkeypatch.setattr(profile_assign, "_assign", as_pairs)
     pairs = incremental_by_profiles(old, base.clusters, new, overrides, config)
     assert sum(scored) > 0
     monkeypatch.setattr(profile_assign, "_assign",
-                        lambda run, o, nw, bn, w, bad, must, outside: real(run, o, nw, bn, w, bad, must, {}))
+                        lambda run, o, nw, bn, w, bad, must, outside, *group: real(run, o, nw, bn, w, bad, must, {}, *group))
     matrix = incremental_by_profiles(old, base.clusters, new, overrides, config)
     assert pairs.clusters == matrix.clusters
     assert {m: (x.outcome, x.partner) for m, x in pairs.links.items()} == \

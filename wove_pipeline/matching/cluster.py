@@ -31,7 +31,8 @@ threshold for two lone mentions: two groups need threshold x (pairs between them
   the run opened joins the existing profile its members' average reaches the threshold with
   (``_Run.join_new_profiles``; newest 10% of ads after the rest: 0.0064 -> 0.0033 B3 F1 below
   batch), and then the group model's step (``group_merge.join_new_groups``: the profiles the run
-  opened may join an existing one, or each other; two existing ones never merge). The daily assignment by profile (profile_assign) and a big block's bounded
+  opened may join an existing one, or each other, and an existing one the run's mentions joined
+  may merge with another; two the run did not touch never merge). The daily assignment by profile (profile_assign) and a big block's bounded
   assignment (big_block) decide the same way.
 
 * **Across blocks**: identical upstream ids (an ORCID, or both S2 and OpenAlex author ids)

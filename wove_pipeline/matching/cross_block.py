@@ -52,7 +52,8 @@ def join_by_upstream_ids(clusters: dict[str, int], mentions_by_id: dict[str, Men
     is "Peng Wang"). Refused where a cannot-link would land in one cluster (two ORCIDs, two
     positions of one paper, a forced split). ``only`` (an incremental run's new mentions):
     a cluster of new mentions only may join another; two clusters that both hold earlier
-    mentions stay apart (earlier mentions never move; a full re-match revisits them)."""
+    mentions stay apart (earlier mentions move only by the group model's merges within a
+    block, group_merge.join_new_groups; a full re-match revisits them)."""
     from .names import names_compatible
 
     by_key: dict[tuple, list[str]] = defaultdict(list)

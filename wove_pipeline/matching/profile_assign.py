@@ -206,6 +206,10 @@ def assign_by_profiles(
     for label, per in forms_of.items():
         for blk in per:
             labels_in[blk].append(label)
+    # the profiles of the new mentions' blocks that no new mention is scored against (a
+    # crowded block's non-candidates): the day's run does not read them (profile_store)
+    in_blocks: set[int] = set()
+    scored_against: set[int] = set()
     for k, m in enumerate(new_mentions):
         i = n_old + k
         orcid = normalize_orcid(m.orcid)
@@ -227,6 +231,9 @@ def assign_by_profiles(
         bad[i], must[i] = b, f - b
         if outside:
             outside_of[i] = outside
+        in_blocks.update(labels_in.get(m.block, ()))
+        scored_against.update(set(labels_in.get(m.block, ())) - outside)
+    unread = in_blocks - scored_against
 
     calls: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
     pack: list[tuple[np.ndarray, np.ndarray, BlockNames]] = []
@@ -256,19 +263,22 @@ def assign_by_profiles(
         pack.append((o, nw, bn))
         size += len(idx)
     flush()
-    # two profiles that may never merge (the group model's step may merge profiles the day
-    # touched): different ORCIDs, or members an override splits
+    # The group model's step may merge a profile the day touched with another: never two with
+    # different ORCIDs, members an override splits, or one the day does not read (unread).
+    # A new mention's non-candidates bar it from the first step only: the profile it joined
+    # may merge with a profile another new mention of the call was scored against.
     split_labels = {frozenset((linked[a], linked[b])) for a, b in (overrides.splits if overrides else [])
                     if a in linked and b in linked}
 
     def apart(labels) -> list[tuple[int, int]]:
         ls = [int(x) for x in labels if x in profiles]
         return [(a, b) for k, a in enumerate(ls) for b in ls[k + 1:]
-                if frozenset((a, b)) in split_labels
+                if frozenset((a, b)) in split_labels or a in unread or b in unread
                 or (profiles[a].orcids and profiles[b].orcids and set(profiles[a].orcids) != set(profiles[b].orcids))]
 
+    group_barred = {i: (b - outside_of.get(i, set())) | (outside_of.get(i, set()) & unread) for i, b in bad.items()}
     for o, nw, bn in calls:
-        _assign(run, o, nw, bn, weight, bad, must, outside_of, apart)
+        _assign(run, o, nw, bn, weight, bad, must, outside_of, apart, group_barred)
     run.stats["bounded_candidates"] += len(candidates or ())
 
     merged = resolve_merges(run.merged_profiles)
@@ -283,7 +293,7 @@ def assign_by_profiles(
 
 def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight: np.ndarray,
             bad_of: dict[int, set[int]], must_of: dict[int, set[int]], outside_of: dict[int, set[int]],
-            apart=None) -> None:
+            apart=None, group_barred: dict[int, set[int]] | None = None) -> None:
     """_Run.assign with weighted members and the profiles' own constraints. A new mention with
     profiles outside its candidates (``outside_of``: a crowded block's, which it may not join)
     is scored, as aligned pairs, against the members of the others and the call's earlier new
@@ -373,7 +383,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
         for x, cols in segs:
             decide(x, cols, P[start:start + len(cols)], cannot[start:start + len(cols)], must[start:start + len(cols)])
             start += len(cols)
-    run.record_links(bn, pending, pool=pool, barred=bad_of, apart=apart)
+    run.record_links(bn, pending, pool=pool, barred=bad_of if group_barred is None else group_barred, apart=apart)
 
 
 def _join_across_blocks(clusters: dict[str, int], new: list[Mention], profiles: dict[int, Profile],
