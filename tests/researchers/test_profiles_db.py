@@ -5,6 +5,7 @@ import datetime as dt
 
 import psycopg
 
+from tests.matching.test_group_merge import _JoinAll
 from tests.researchers.test_researchers_stage import harvest_days, match, snapshot, world  # noqa: F401
 from wove_pipeline.matching import researchers as researchers_load
 
@@ -138,20 +139,6 @@ def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, mon
         linked = conn.execute("SELECT count(*) FROM wove.researcher_mentions WHERE matched_at ="
                               " (SELECT max(matched_at) FROM wove.researcher_mentions)").fetchone()[0]
     assert linked == day.new_mentions
-
-
-class _JoinAll:
-    """A stand-in group model: every candidate group pair is one person."""
-
-    threshold = 0.5
-
-    def ready(self):
-        return self
-
-    def predict(self, X):
-        import numpy as np
-
-        return np.ones(len(X))
 
 
 def test_profiles_a_day_touched_merge_into_one_id_with_a_redirect(env, world, monkeypatch, clone_database):  # noqa: F811
