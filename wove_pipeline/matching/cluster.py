@@ -58,7 +58,7 @@ from scipy.spatial.distance import squareform
 
 from .assignment import Assignment, Link, MatchConfig
 from .cross_block import apply_cross_block_links, join_by_upstream_ids
-from .group_merge import join_new_groups, merge_evidence, merge_groups
+from .group_merge import CANDIDATE_FLOOR, join_new_groups, merge_evidence, merge_groups
 from .mentions import Mention
 from .model import default_model, score_pairs
 from .overrides import Overrides
@@ -226,6 +226,7 @@ class _Run:
         self.call_first = first_label  # the first profile the current assignment call opened
         self.kept: dict[int, tuple] = {}  # keep_scores: mention row -> its scores against the profiles
         self.merged_profiles: dict[int, int] = {}  # existing profiles merged by the group model: absorbed -> kept
+        self.reached: dict[int, set[int]] = {}  # note_reach: mention row -> profiles it has a strong pair in
 
     def new_label(self) -> int:
         self.next_label += 1
@@ -235,6 +236,7 @@ class _Run:
         """A newest-first assignment call starts: the profiles it opens are numbered from here."""
         self.call_first = self.next_label
         self.kept = {}
+        self.reached = {}
 
     def new_profile(self, best: int) -> bool:
         """Whether a decision (``decide_link``'s cluster) opens or joins a profile of this call."""
@@ -249,6 +251,12 @@ class _Run:
         profiles of its block (``uniq``: their labels, ``mean`` / ``bad`` / ``sizes`` per label;
         ``rows`` / ``labels`` / ``p``: the members scored): ``join_new_profiles`` reads it."""
         self.kept[i] = (uniq, mean, bad, sizes, rows, labels, p)
+
+    def note_reach(self, i: int, labels: np.ndarray, p: np.ndarray, cannot: np.ndarray) -> None:
+        """The profiles (``labels`` of the members scored, ``p`` / ``cannot`` per member) in
+        which new mention ``i`` has a pair the group model's step would ask about: a profile it
+        joined may then merge with those (group_merge.join_new_groups)."""
+        self.reached[i] = set(labels[(p >= CANDIDATE_FLOOR) & ~cannot].tolist())
 
     def join_new_profiles(self, pending: list) -> list:
         """The step average linkage takes in a batch run, after the newest-first decisions:
@@ -397,6 +405,7 @@ class _Run:
                     # pack, the same paper, a forced split) is no candidate: with none left
                     # the mention starts a profile with no score, whatever the pack holds.
                     outcome, best_lab, score = self.decide(uniq, mean, bad, forced, cnt)
+                    self.note_reach(i, labs, P[r, assigned], cannot[r, assigned])
                     if self.new_profile(best_lab):
                         self.keep_scores(i, uniq, mean, bad, cnt, pool[assigned], labs, P[r, assigned])
                     if best_lab >= 0:

@@ -339,6 +339,7 @@ def _assign(run: _Run, old: np.ndarray, new: np.ndarray, bn: BlockNames, weight:
                 forced |= np.isin(uniq, list(pm))
             forced &= ~bad
             outcome, best, score = run.decide(uniq, mean, bad, forced, sizes)
+            run.note_reach(i, labs[on], p[on], cn[on])
             if run.new_profile(best):
                 run.keep_scores(i, uniq, mean, bad, sizes, pool[cols[on]], labs[on], p[on])
             if best >= 0:
