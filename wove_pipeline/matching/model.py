@@ -42,8 +42,26 @@ class ModelMissing(RuntimeError):
     pass
 
 
+class _Trees:
+    """A LightGBM model held as its text (``model_text``) and run compiled (``_compiled``)."""
+
+    def _trees(self):
+        if self._compiled is None:
+            self._compiled = _compile(self.model_text)
+        return self._compiled
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        if len(X) == 0:
+            return np.zeros(0, dtype=np.float64)
+        # one thread: parallelism comes from the matcher's forked workers
+        return self._trees().predict(np.ascontiguousarray(X, dtype=np.float64), n_jobs=1)
+
+    def contributions(self, X: np.ndarray) -> np.ndarray:
+        return contributions(self.predict, X)
+
+
 @dataclass
-class GroupModel:
+class GroupModel(_Trees):
     """Probability that two groups of mentions are one person, from group_merge's features;
     groups merge from ``threshold`` (chosen by cross-validation with the first stage's cut)."""
 
@@ -52,17 +70,8 @@ class GroupModel:
     _compiled: object = field(default=None, repr=False, compare=False)
 
     def ready(self) -> "GroupModel":
-        if self._compiled is None:
-            self._compiled = _compile(self.model_text)
+        self._trees()
         return self
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        if len(X) == 0:
-            return np.zeros(0, dtype=np.float64)
-        return self.ready()._compiled.predict(np.ascontiguousarray(X, dtype=np.float64), n_jobs=1)
-
-    def contributions(self, X: np.ndarray) -> np.ndarray:
-        return contributions(self.predict, X)
 
 
 def contributions(predict, X: np.ndarray) -> np.ndarray:
@@ -82,7 +91,7 @@ def contributions(predict, X: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class PairModel:
+class PairModel(_Trees):
     """Calibrated same-person probability of a pair from its features.
 
     Holds the trees as LightGBM's text and runs them compiled (lleaves). LightGBM itself is
@@ -101,20 +110,10 @@ class PairModel:
 
     def ready(self) -> "PairModel":
         """Compile (or load the cached machine code) now: before forking workers."""
-        if self._compiled is None:
-            self._compiled = _compile(self.model_text)
+        self._trees()
         if self.group is not None:
             self.group.ready()
         return self
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        if len(X) == 0:
-            return np.zeros(0, dtype=np.float64)
-        # one thread: parallelism comes from the matcher's forked workers
-        return self.ready()._compiled.predict(np.ascontiguousarray(X, dtype=np.float64), n_jobs=1)
-
-    def contributions(self, X: np.ndarray) -> np.ndarray:
-        return contributions(self.predict, X)
 
     @classmethod
     def from_files(cls, directory: str = MODEL_DIR) -> "PairModel":
