@@ -188,6 +188,28 @@ def _row_pair_any(V: sp.csr_matrix, G: sp.csr_matrix, I: np.ndarray, J: np.ndarr
     return _row_dot((V @ G).tocsr(), I, J) > 0  # (V G) row a . V row b = pairs of forms related
 
 
+def _open_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray, groups: list[list[int]],
+                bn: BlockNames, fixed: list[bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """group_pairs where most groups are ``fixed`` (an incremental call: the profiles the call
+    did not open up), over the groups a candidate pair can hold: the open ones and those with
+    a member at CANDIDATE_FLOOR or above to a member of an open one. The same pairs in the same
+    order with the same features (a pair's features read its two groups only), without the
+    block's every group: most of a day's group step went to aggregating groups no candidate
+    pair holds."""
+    open_rows = [k for g, f in zip(groups, fixed) if not f for k in g]
+    if not open_rows:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros((0, len(GROUP_FEATURES)))
+    near = (P[open_rows] >= CANDIDATE_FLOOR).any(0)
+    keep = np.array([c for c, (g, f) in enumerate(zip(groups, fixed)) if not f or near[g].any()], dtype=np.int64)
+    rows = np.concatenate([np.asarray(groups[c], dtype=np.int64) for c in keep])
+    local = np.empty(len(idx), dtype=np.int64)
+    local[rows] = np.arange(len(rows))
+    I, J, X = group_pairs(data, idx[rows], P[np.ix_(rows, rows)], cannot[np.ix_(rows, rows)],
+                          [local[groups[c]].tolist() for c in keep], bn, np.asarray(fixed, dtype=bool)[keep])
+    return keep[I], keep[J], X
+
+
 def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray,
                  groups: list[list[int]], bn: BlockNames, fixed: list[bool] | None = None,
                  record: list | None = None, before_round=None) -> list[list[int]]:
@@ -206,7 +228,10 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
     while len(groups) > 1:
         if before_round is not None:
             before_round(groups, flags)
-        I, J, X = group_pairs(data, idx, P, cannot, groups, bn, None if flags is None else np.asarray(flags, dtype=bool))
+        if flags is None:
+            I, J, X = group_pairs(data, idx, P, cannot, groups, bn)
+        else:
+            I, J, X = _open_pairs(data, idx, P, cannot, groups, bn, flags)
         if not len(I):
             break
         p = predict(X)
