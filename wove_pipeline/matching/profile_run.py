@@ -154,10 +154,11 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
                  ("arxiv_id", "position", "researcher_id", "outcome", "score", "evidence", "matched_at", "block"), rows)
     # the other members of researchers the group model merged follow them, their evidence kept
     moves = {rid: identity.mention_ids[f"~{rid}:0"] for rid in merging if f"~{rid}:0" in identity.mention_ids}
-    for rid, to in sorted(moves.items()):
-        if to != rid:
-            conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s, matched_at = %s WHERE researcher_id = %s",
-                         (to, now, rid))
+    retiring = sorted(rid for rid, to in moves.items() if to != rid)
+    if retiring:
+        conn.execute("UPDATE wove.researcher_mentions rm SET researcher_id = u.to_id, matched_at = %s"
+                     " FROM unnest(%s::bigint[], %s::bigint[]) AS u(from_id, to_id) WHERE rm.researcher_id = u.from_id",
+                     (now, retiring, [moves[rid] for rid in retiring]))
 
     # profiles: a day's joins update in place; researchers whose members moved otherwise
     # (re-decided, merged, split) are rebuilt from their links
