@@ -14,19 +14,20 @@ from __future__ import annotations
 import time
 
 from bench.bench_matching_quality import dev_arguments
-from wove_pipeline.matching.quality import leave_one_out_scores, nested_group_scores, shipped_linkage
+from wove_pipeline.matching import quality
 from wove_pipeline.matching.train import dev_dirs
 
 
 def main(argv=None) -> int:
     args = dev_arguments(__doc__, argv)
     t0 = time.perf_counter()
-    linkage = shipped_linkage()
-    nested = nested_group_scores(dev_dirs(args.dev))
-    if not nested:
+    linkage = quality.shipped_linkage()
+    if len(linkage) < 3:
         print("the shipped model has no group model: nothing to nest")
         return 0
-    held_out = {s.name: s.matcher for s in leave_one_out_scores(dev_dirs(args.dev))}
+    held = quality.held_out(dev_dirs(args.dev))  # the held-out models, for both figures
+    nested = quality.nested_group_scores(dev_dirs(args.dev), held=held)
+    held_out = {s.name: s.matcher for s in quality.leave_one_out_scores(dev_dirs(args.dev), held=held)}
     lines = [f"Shipped linkage {linkage} (size exponent, threshold, group threshold). Held out: the group model "
              "learns from the other sets' groups, each cut by that set's held-out pair model (which saw the scored "
              "set). Fully nested: those pair models were trained without the scored set too.", "",

@@ -18,7 +18,7 @@ import os
 import time
 
 from wove_pipeline.matching.evaluate import b3, baseline_exact_name, baseline_one_per_block, format_sets
-from wove_pipeline.matching.quality import leave_one_out_scores, shipped_linkage, unseen_names_scores
+from wove_pipeline.matching.quality import held_out, leave_one_out_scores, shipped_linkage, unseen_names_scores
 from wove_pipeline.matching.train import dev_dirs
 
 # S2AND v1.21 production model on these files (../shared/matching-real/README.md) and the bars of the issue
@@ -61,8 +61,9 @@ def dev_arguments(doc: str, argv=None, *, seeds: bool = False) -> argparse.Names
 def main(argv=None) -> int:
     args = dev_arguments(__doc__, argv)
     t0 = time.perf_counter()
-    scores = leave_one_out_scores(dev_dirs(args.dev), incremental=True)
-    unseen = unseen_names_scores(dev_dirs(args.dev))
+    held = held_out(dev_dirs(args.dev))  # the held-out models, for both figures
+    scores = leave_one_out_scores(dev_dirs(args.dev), incremental=True, held=held)
+    unseen = unseen_names_scores(dev_dirs(args.dev), held=held)
     linkage = shipped_linkage()
     exponent, threshold = linkage[:2]
     group = (f", then the group model (group_merge.py: two groups of one block merge, most probable first, while the "

@@ -30,13 +30,10 @@ def main(argv=None) -> int:
              "more. B3 F1 (precision):", "",
              "| set | " + " | ".join(f"seed {s}" for s in seeds) + " | mean | spread (max - min) |",
              "|---|" + "---:|" * (len(seeds) + 2)]
-    for name in names + ["mean of sets"]:
-        if name == "mean of sets":
-            f1 = [sum(runs[s][n].f1 for n in names) / len(names) for s in seeds]
-            p = [sum(runs[s][n].precision for n in names) / len(names) for s in seeds]
-        else:
-            f1 = [runs[s][name].f1 for s in seeds]
-            p = [runs[s][name].precision for s in seeds]
+    rows = {name: ([runs[s][name].f1 for s in seeds], [runs[s][name].precision for s in seeds]) for name in names}
+    per_seed_mean = lambda cols: [sum(v) / len(names) for v in zip(*cols)]  # noqa: E731
+    rows["mean of sets"] = (per_seed_mean([f1 for f1, _ in rows.values()]), per_seed_mean([p for _, p in rows.values()]))
+    for name, (f1, p) in rows.items():
         cells = " | ".join(f"{f:.3f} ({q:.3f})" for f, q in zip(f1, p))
         lines.append(f"| {name} | {cells} | **{sum(f1) / len(f1):.3f}** | {max(f1) - min(f1):.3f} |")
     lines += ["", f"Run time {time.perf_counter() - t0:.0f} s."]

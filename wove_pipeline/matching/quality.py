@@ -12,6 +12,7 @@ groups with a group model fitted as training fits it on the other sets' groups
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from . import name_prior
 from .assignment import MatchConfig
@@ -39,19 +40,40 @@ def _held_out_model(booster, linkage: tuple, group) -> PairModel:
     return PairModel.from_booster(booster, threshold, round(threshold * UNSURE_SHARE, 4), exponent, group)
 
 
-def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = False,
-                         vectors: bool = True, seed: int = SEED) -> list[SetScore]:
+@dataclass
+class HeldOut:
+    """What holding each set out takes, made once for every figure of one run: the sets (and
+    the sandbox world), their training pairs, each set's held-out pair model (``fits``: set
+    name -> booster) and group model (``groups``), at the shipped linkage."""
+
+    sets: list
+    training: list
+    pairs: dict
+    fits: dict
+    groups: dict
+    linkage: tuple
+    seed: int
+
+
+def held_out(dirs: list[str], *, vectors: bool = True, seed: int = SEED) -> HeldOut:
     """``seed``: of the training pairs' sampling and hidden evidence (train.set_pairs, train.fit);
     another seed tells how much of a figure is the sample's luck."""
     linkage = shipped_linkage()
     sets = load_dev_sets(dirs, vectors=vectors)
     training = sets + [sandbox_set()]
     pairs = {s.name: set_pairs(s, seed) for s in training}
-    fits = {s.name: booster for s, booster in held_out_fits(training, pairs, seed=seed)}  # once: pair and group models read them
-    groups = held_out_group_models(training, pairs, linkage, scored=sets, fits=fits)
+    fits = {s.name: booster for s, booster in held_out_fits(training, pairs, seed=seed)}  # pair and group models read them
+    return HeldOut(sets, training, pairs, fits, held_out_group_models(training, pairs, linkage, scored=sets, fits=fits),
+                   linkage, seed)
+
+
+def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = False,
+                         vectors: bool = True, seed: int = SEED, held: HeldOut | None = None) -> list[SetScore]:
+    """Each set scored by its held-out models (``held``, made from ``dirs`` when not given)."""
+    held = held or held_out(dirs, vectors=vectors, seed=seed)
     out = []
-    for s in sets:
-        config = MatchConfig(model=_held_out_model(fits[s.name], linkage, groups[s.name]))
+    for s in held.sets:
+        config = MatchConfig(model=_held_out_model(held.fits[s.name], held.linkage, held.groups[s.name]))
         score = score_set(s.name, s.mentions, s.gold, config)
         if incremental:
             score.incremental = incremental_gap(s.mentions, s.gold, config)
@@ -60,7 +82,8 @@ def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = Fals
     return out
 
 
-def unseen_names_scores(dirs: list[str], *, log=print, vectors: bool = True) -> dict[str, PRF]:
+def unseen_names_scores(dirs: list[str], *, log=print, vectors: bool = True,
+                        held: HeldOut | None = None) -> dict[str, PRF]:
     """Each set scored as ``leave_one_out_scores`` scores it, with a name prior that never saw
     its bylines either (nor those of the sets held out with it): the shipped prior counts every
     labelled set's bylines, so a held-out set's own names are counted in it, and a set of
@@ -68,53 +91,56 @@ def unseen_names_scores(dirs: list[str], *, log=print, vectors: bool = True) -> 
     than the leave-one-out figure says. The pair features read the prior, so the training
     pairs are made again under each set's. The group model (when the shipped model has one)
     is the one leave_one_out_scores holds the set out with: fitted under the shipped prior."""
-    linkage = shipped_linkage()
-    sets = load_dev_sets(dirs, vectors=vectors)
+    held = held or held_out(dirs, vectors=vectors)
     bylines = {os.path.basename(os.path.normpath(d)): byline_names(d) for d in dirs}
-    training = sets + [sandbox_set()]
-    left_out = held_out_with(training)
-    groups = held_out_group_models(training, {o.name: set_pairs(o) for o in training}, linkage, scored=sets)
+    left_out = held_out_with(held.training)
     out: dict[str, PRF] = {}
-    for s in sets:
-        seen = [n for o in sets if o.name not in left_out[s.name] for n in bylines[o.name]]
+    for s in held.sets:
+        seen = [n for o in held.sets if o.name not in left_out[s.name] for n in bylines[o.name]]
         with name_prior.prior(name_prior.counts_of(seen)):
-            pairs = {o.name: set_pairs(o) for o in training}  # the pairs leave_one_out_scores samples, under this prior
-            booster = fit([pairs[o.name] for o in training if o.name not in left_out[s.name]])
-            model = _held_out_model(booster, linkage, groups[s.name])
+            # the pairs leave_one_out_scores samples, under this prior
+            pairs = {o.name: set_pairs(o, held.seed) for o in held.training}
+            booster = fit([pairs[o.name] for o in held.training if o.name not in left_out[s.name]], held.seed)
+            model = _held_out_model(booster, held.linkage, held.groups[s.name])
             out[s.name] = score_set(s.name, s.mentions, s.gold, MatchConfig(model=model)).matcher
         log(f"  {s.name}: held out with its names out of the prior, B3 F1 {out[s.name].f1:.4f}")
     return out
 
 
-def nested_group_scores(dirs: list[str], *, log=print, vectors: bool = True) -> dict[str, PRF]:
+def nested_group_scores(dirs: list[str], *, log=print, vectors: bool = True,
+                        held: HeldOut | None = None) -> dict[str, PRF]:
     """Each set scored as ``leave_one_out_scores`` scores it, but with a group model whose
     training groups were cut by pair models that never saw the scored set either (for each
     other set Y: a pair model fitted without the scored set and without Y). The held-out group
     model of train.held_out_group_models learns from groups cut by Y's held-out pair model,
     which saw the scored set: this is the figure without that. Empty when the shipped model has
-    no group model."""
+    no group model. A pair model without X and Y serves both X's and Y's group model: fitted once."""
     from .evaluate import b3
     from .train import _cut, fit_groups, group_model, scored_blocks, set_group_examples, thin_set
 
-    linkage = shipped_linkage()
-    if len(linkage) < 3:
+    if len(held.linkage if held else shipped_linkage()) < 3:
         return {}
-    sets = load_dev_sets(dirs, vectors=vectors)
-    training = sets + [sandbox_set()]
-    pairs = {s.name: set_pairs(s) for s in training}
-    left_out = held_out_with(training)
+    held = held or held_out(dirs, vectors=vectors)
+    linkage = held.linkage
+    left_out = held_out_with(held.training)
+    boosters: dict[frozenset, object] = {}
+
+    def without(unseen: frozenset):
+        if unseen not in boosters:
+            boosters[unseen] = fit([held.pairs[o.name] for o in held.training if o.name not in unseen], held.seed)
+        return boosters[unseen]
+
     out: dict[str, PRF] = {}
-    for s in sets:
+    for s in held.sets:
         examples = []
-        for other in training:
+        for other in held.training:
             if other.name in left_out[s.name]:
                 continue
-            unseen = left_out[s.name] | left_out[other.name]
-            model = PairModel.from_booster(fit([pairs[o.name] for o in training if o.name not in unseen]))
+            model = PairModel.from_booster(without(frozenset(left_out[s.name] | left_out[other.name])))
             examples.append(set_group_examples(scored_blocks(model, other), scored_blocks(model, thin_set(other)),
                                                *linkage[:2]))
         group = group_model(fit_groups(examples), linkage[2])
-        model = PairModel.from_booster(fit([pairs[o.name] for o in training if o.name not in left_out[s.name]]))
+        model = PairModel.from_booster(held.fits[s.name])
         out[s.name] = b3(_cut(scored_blocks(model, s), *linkage[:2], group), s.gold)
         log(f"  {s.name}: fully nested, B3 F1 {out[s.name].f1:.4f}")
     return out
