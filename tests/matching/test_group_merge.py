@@ -246,3 +246,45 @@ def test_an_incremental_call_asks_about_the_same_pairs_over_the_groups_near_its_
     assert len(full[0]) > 0
     assert np.array_equal(near[0], full[0]) and np.array_equal(near[1], full[1])
     assert np.allclose(near[2], full[2], equal_nan=True)
+
+
+def test_the_group_model_learns_from_groups_merged_as_the_truth_says():
+    """train.group_examples: the first stage's group pairs, then the pairs a group merged by the
+    truth is in (the bigger groups clustering asks the model about), each pair once."""
+    from wove_pipeline.matching.train import LabelledSet, ScoredSet, group_examples
+
+    ms = [_mention(m, 2020, []) for m in "abcd"]
+    gold = {"a": "x", "b": "x", "c": "x", "d": "y"}
+    data, idx, _ = _block(ms)
+    P = np.full((4, 4), 0.55, dtype=np.float32)  # every pair a candidate, none merged by a cut at 0.6
+    none = np.zeros((4, 4), dtype=bool)
+    scored = ScoredSet(LabelledSet("t", ms, gold, ""), None, data, [("y liu", idx, P, none, none)], [])
+
+    X, y, w = group_examples(scored, 0.0, 0.6, rounds=1)
+    assert y.tolist() == [1, 1, 0, 1, 0, 0]  # a-b, a-c, a-d, b-c, b-d, c-d
+    # then a+b (first of x's equal pairs), then ab+c; d is asked about each merged group
+    X, y, w = group_examples(scored, 0.0, 0.6)
+    assert y.tolist() == [1, 1, 0, 1, 0, 0, 1, 0, 0]
+    assert X[6:, COL["p_mean"]].tolist() == [np.float32(0.55)] * 3
+    assert np.allclose(w / w[0], [1] * 6 + [np.sqrt(2), np.sqrt(2), np.sqrt(3)])
+
+
+def test_lift_is_what_two_groups_share_beyond_what_the_whole_block_shares():
+    """embedding_lift: the groups' mean vectors' cosine after taking away the block's mean: a
+    field every group of the block works in says nothing; a direction two groups share does."""
+    field, mine, other = [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 0.0, 1.0]
+    ms = [_mention("a", 2020, [], vector=mine), _mention("b", 2020, [], vector=mine),
+          _mention("c", 2020, [], vector=other), _mention("d", 2020, [], vector=field)]
+    data, idx, bn = _block(ms)
+    P = np.full((4, 4), 0.9, dtype=np.float32)
+    cannot = np.zeros((4, 4), dtype=bool)
+    I, J, X = group_pairs(data, idx, P, cannot, [[0], [1], [2], [3]], bn)
+    lift = dict(zip(zip(I.tolist(), J.tolist()), X[:, COL["embedding_lift"]]))
+    raw = dict(zip(zip(I.tolist(), J.tolist()), X[:, COL["embedding_cosine"]]))
+    assert lift[(0, 1)] > 0.99  # the same direction beyond the field's
+    assert lift[(0, 2)] < 0 < raw[(0, 2)]  # one field (raw 0.5), different directions in it
+    # the same vectors on every mention: nothing beyond the block's mean, so no evidence
+    same = [_mention(m, 2020, [], vector=mine) for m in "ab"]
+    data, idx, bn = _block(same)
+    _, _, X = group_pairs(data, idx, P[:2, :2], cannot[:2, :2], [[0], [1]], bn)
+    assert np.isnan(X[0, COL["embedding_lift"]]) and X[0, COL["embedding_cosine"]] > 0.99
