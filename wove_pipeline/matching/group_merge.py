@@ -54,9 +54,6 @@ GROUP_FEATURES: tuple[str, ...] = (
     "affiliation_cosine",
     "year_gap",  # years between their spans (0 when they overlap)
     "ids_shared",  # both carry upstream author ids: 1 some id in common
-    "embedding_lift",  # the groups' mean vectors' cosine, each less the block's mean vector:
-    "text_lift",  # what the two share beyond what every group of the block shares (a field's
-    "venue_lift",  # venues and words; a big group's means drift to the block's, like any other's)
     "surname_variety",  # name_prior: the larger side (how common the name is)
     "first_name_variety",
 )
@@ -66,8 +63,8 @@ GROUP_FEATURES: tuple[str, ...] = (
 GROUP_MONOTONE = {
     "p_mean": 1, "p_max": 1, "best_match_min": 1, "best_match_max": 1, "grade_max": 1, "grade_min": 1,
     "coauthors_named_share": 1, "coauthors_share": 1, "embedding_cosine": 1, "text_cosine": 1,
-    "venue_cosine": 1, "affiliation_cosine": 1, "embedding_lift": 1, "text_lift": 1, "venue_lift": 1,
-    "year_gap": -1, "ids_shared": 1, "surname_variety": -1, "first_name_variety": -1,
+    "venue_cosine": 1, "affiliation_cosine": 1, "year_gap": -1, "ids_shared": 1, "surname_variety": -1,
+    "first_name_variety": -1,
 }
 
 CANDIDATE_FLOOR = 0.5  # a group pair is asked about only when one of its mention pairs reaches this
@@ -96,45 +93,11 @@ def _unit_rows(A: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     return sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ A, norms > 0
 
 
-def _lift_rows(data: MatchData, idx: np.ndarray) -> dict[str, object]:
-    """The rows each lift feature reads, per mention of ``idx``."""
-    rows = data.paper_row[idx]
-    return {"embedding_lift": sp.csr_matrix(data.embedding[rows].astype(np.float64) * data.has_embedding[idx][:, None]),
-            "text_lift": data.text[rows], "venue_lift": data.venue[idx]}
-
-
-def block_means(data: MatchData, idx: np.ndarray) -> dict[str, np.ndarray]:
-    """Per lift feature, the mean row of the block's mentions that have the evidence: what
-    every group of the block shares."""
-    means = {}
-    for name, X in _lift_rows(data, idx).items():
-        has = np.asarray(abs(X).sum(1)).ravel() > 0
-        means[name] = np.asarray(X.sum(0)).ravel() / max(int(has.sum()), 1)
-    return means
-
-
-def _lift(member: sp.csr_matrix, X, m: np.ndarray, I: np.ndarray, J: np.ndarray) -> np.ndarray:
-    """Cosine of groups I and J's mean rows of X (members without the evidence left out), each
-    less the block's mean row ``m``; NaN where a side has none or nothing beyond the mean."""
-    has = np.asarray(abs(X).sum(1)).ravel() > 0
-    count = member @ has.astype(np.float64)
-    A = sp.diags(1.0 / np.maximum(count, 1.0)) @ sp.csr_matrix(member @ X)
-    Am = np.asarray(A @ m).ravel()
-    AA = np.asarray(A.multiply(A).sum(1)).ravel()
-    mm = float(m @ m)
-    dot = _row_dot(A, I, J) - Am[I] - Am[J] + mm
-    norm2 = np.maximum(AA - 2 * Am + mm, 0.0)
-    ok = (count[I] > 0) & (count[J] > 0) & (norm2[I] > 1e-12) & (norm2[J] > 1e-12)
-    return np.where(ok, dot / np.sqrt(np.maximum(norm2[I] * norm2[J], 1e-24)), np.nan)
-
-
 def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray, groups: list[list[int]],
-                bn: BlockNames, fixed: np.ndarray | None = None,
-                means: dict[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                bn: BlockNames, fixed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The candidate group pairs ``(I, J, X)``: I < J index ``groups`` (lists of positions in
     ``idx``), no cannot-link between them, some mention pair at CANDIDATE_FLOOR or above and
-    not both ``fixed``; X their features in GROUP_FEATURES order (NaN: missing evidence).
-    ``means``: the block's (block_means), when ``idx`` is only part of it."""
+    not both ``fixed``; X their features in GROUP_FEATURES order (NaN: missing evidence)."""
     n, k = len(idx), len(groups)
     empty = np.zeros(0, dtype=np.int64)
     if k < 2:
@@ -186,10 +149,6 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
         A, has = _unit_rows((member @ X).tocsr())
         f[name] = np.where(has[I] & has[J], _row_dot(A, I, J), np.nan)
 
-    means = block_means(data, idx) if means is None else means
-    for name, X in _lift_rows(data, idx).items():
-        f[name] = _lift(member, X, means[name], I, J)
-
     year = data.year[idx][order]
     known = np.isfinite(year)
     lo = np.full(k, np.inf)
@@ -234,7 +193,7 @@ def _open_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
     """group_pairs where most groups are ``fixed`` (an incremental call: the profiles the call
     did not open up), over the groups a candidate pair can hold: the open ones and those with
     a member at CANDIDATE_FLOOR or above to a member of an open one. The same pairs in the same
-    order with the same features (a pair's features read its two groups and the block's means), without the
+    order with the same features (a pair's features read its two groups only), without the
     block's every group: most of a day's group step went to aggregating groups no candidate
     pair holds."""
     open_rows = [k for g, f in zip(groups, fixed) if not f for k in g]
@@ -247,8 +206,7 @@ def _open_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
     local = np.empty(len(idx), dtype=np.int64)
     local[rows] = np.arange(len(rows))
     I, J, X = group_pairs(data, idx[rows], P[np.ix_(rows, rows)], cannot[np.ix_(rows, rows)],
-                          [local[groups[c]].tolist() for c in keep], bn, np.asarray(fixed, dtype=bool)[keep],
-                          block_means(data, idx))
+                          [local[groups[c]].tolist() for c in keep], bn, np.asarray(fixed, dtype=bool)[keep])
     return keep[I], keep[J], X
 
 

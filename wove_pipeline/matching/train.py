@@ -87,7 +87,6 @@ GROUP_THRESHOLDS = (0.8, 0.85, 0.9, 0.95)
 GROUP_PARAMS = {**{k: v for k, v in PARAMS.items() if k != "feature_fraction"},
                 "learning_rate": 0.1, "num_leaves": 15, "min_data_in_leaf": 30}
 GROUP_ROUNDS = 150
-GROUP_EXAMPLE_ROUNDS = 4  # rounds of group pairs a set gives the group model (group_examples)
 THIN_GROUP_SHARE = 0.5  # weight of a set's thin copy in the group model's training, against the set's 1
 
 # More of this evidence never makes "same person" less likely (and more ambiguity or a longer
@@ -301,19 +300,10 @@ def b3_by_linkage(scored: ScoredSet, thresholds=THRESHOLDS, exponents=SIZE_EXPON
     return {(e, t): _figures(_cut(scored, e, t), scored.labelled.gold) for e in exponents for t in thresholds}
 
 
-def group_examples(scored: ScoredSet, exponent: float, threshold: float,
-                   rounds: int = GROUP_EXAMPLE_ROUNDS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def group_examples(scored: ScoredSet, exponent: float, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The group model's training rows from one set: the candidate group pairs (group_merge)
     its blocks leave when cut at (exponent, threshold), labelled "one person" when their
-    majority people agree, weighted by sqrt(size x size) (what a merge moves in B3).
-
-    Then, for up to ``rounds - 1`` more rounds, the groups merge as the truth says (each group
-    once a round, the pairs of one person with the highest mean probability first, as
-    group_merge.merge_groups does with the model) and the pairs a merged group is in are
-    added: clustering asks the model about merged groups, bigger than any the first stage
-    leaves, and a model that has seen only first-stage groups took a merged group's wider
-    co-authors, words and vectors for one person's (on acl_homonyms under another training
-    sample, 70, 53, 12 and 7 mentions of four Yang Lius became one group)."""
+    majority people agree, weighted by sqrt(size x size) (what a merge moves in B3)."""
     from collections import Counter
 
     from .cluster import _constrained_average_linkage
@@ -325,34 +315,14 @@ def group_examples(scored: ScoredSet, exponent: float, threshold: float,
         if P is None:
             continue
         groups = _constrained_average_linkage(P, cannot, must, threshold, exponent)
-        new = [True] * len(groups)
-        bn = block_names(data, idx)
-        for _ in range(rounds):
-            I, J, X = group_pairs(data, idx, P, cannot, groups, bn)
-            if not len(I):
-                break
-            person = [Counter(s.gold.get(s.mentions[int(idx[m])].mention_id) for m in g).most_common(1)[0][0]
-                      for g in groups]
-            size = np.array([len(g) for g in groups], dtype=np.float64)
-            y = np.array([person[a] is not None and person[a] == person[b] for a, b in zip(I, J)], dtype=np.int8)
-            asked = np.array([new[a] or new[b] for a, b in zip(I, J)], dtype=bool)  # not asked in an earlier round
-            Xs.append(X[asked])
-            ys.append(y[asked])
-            ws.append(np.sqrt(size[I] * size[J])[asked])
-            taken: set[int] = set()
-            into: dict[int, int] = {}
-            for o in np.argsort(-X[:, GROUP_FEATURES.index("p_mean")], kind="stable"):
-                a, b = int(I[o]), int(J[o])
-                if y[o] and a not in taken and b not in taken:
-                    taken |= {a, b}
-                    into[b] = a
-            if not into:
-                break
-            for b, a in into.items():
-                groups[a] = groups[a] + groups[b]
-            new = [c in into.values() for c in range(len(groups))]
-            groups = [g for c, g in enumerate(groups) if c not in into]
-            new = [f for c, f in enumerate(new) if c not in into]
+        I, J, X = group_pairs(data, idx, P, cannot, groups, block_names(data, idx))
+        if not len(I):
+            continue
+        person = [Counter(s.gold.get(s.mentions[int(idx[m])].mention_id) for m in g).most_common(1)[0][0] for g in groups]
+        size = np.array([len(g) for g in groups], dtype=np.float64)
+        Xs.append(X)
+        ys.append(np.array([person[a] is not None and person[a] == person[b] for a, b in zip(I, J)], dtype=np.int8))
+        ws.append(np.sqrt(size[I] * size[J]))
     if not Xs:
         return np.zeros((0, len(GROUP_FEATURES))), np.zeros(0, np.int8), np.zeros(0)
     w = np.concatenate(ws)
