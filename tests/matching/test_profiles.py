@@ -93,9 +93,11 @@ def _acl_blocks_split():
 
 def test_small_profiles_decide_exactly_as_link_by_link():
     """Profiles of at most MatchConfig.profile_representatives members are scored by every
-    member: positions that join such profiles are decided as link by link, but for the TF-IDF
-    weights (fitted over the mentions a run loads: the representatives here, every block
-    member there)."""
+    member: with every profile of the block a candidate, positions that join such profiles are
+    decided exactly as link by link (the TF-IDF weights still differ: fitted over the mentions a
+    run loads, the representatives here, every block member there). With the daily bound of
+    candidates (4 a position in a crowded block) 2 of the 40 lose their profile to it (38 of 40
+    alike on 2026-12-04); what that bound costs on every real set is the test above."""
     from wove_pipeline.matching.assignment import MatchConfig
 
     old, new, base = _acl_blocks_split()
@@ -104,11 +106,11 @@ def test_small_profiles_decide_exactly_as_link_by_link():
         sizes[c] = sizes.get(c, 0) + 1
     small = {c for c, n in sizes.items() if n <= MatchConfig().profile_representatives}
     links = assign_incremental(old, base, new)
-    by_profile = incremental_by_profiles(old, base.clusters, new)
+    by_profile = incremental_by_profiles(old, base.clusters, new, config=MatchConfig(profile_candidates=len(old)))
     joined = [m.mention_id for m in new if links.clusters[m.mention_id] in small]
-    same = sum(links.clusters[mid] == by_profile.clusters[mid] for mid in joined)
-    print(f"acl_blocks: {same} of {len(joined)} positions joining small profiles decided alike")
-    assert same >= 0.95 * len(joined)
+    differ = [mid for mid in joined if links.clusters[mid] != by_profile.clusters[mid]]
+    print(f"acl_blocks: {len(joined) - len(differ)} of {len(joined)} positions joining small profiles decided alike")
+    assert len(joined) >= 30 and not differ, differ
 
 
 def test_a_bounded_position_scored_as_pairs_decides_as_against_every_member(monkeypatch):
