@@ -95,18 +95,20 @@ def test_small_profiles_decide_exactly_as_link_by_link():
     """Profiles of at most MatchConfig.profile_representatives members are scored by every
     member: with every profile of the block a candidate, positions that join such profiles are
     decided exactly as link by link (the TF-IDF weights still differ: fitted over the mentions a
-    run loads, the representatives here, every block member there). With the daily bound of
-    candidates (4 a position in a crowded block) 2 of the 40 lose their profile to it (38 of 40
-    alike on 2026-12-04); what that bound costs on every real set is the test above."""
+    run loads, the representatives here, every block member there). Run at 8 representatives a
+    candidate, so that 40 positions join such profiles (24 at the daily default of 4). With the
+    daily bound of candidates (4 a position in a crowded block) 2 of the 40 lose their profile to
+    it (38 of 40 alike on 2026-12-04); what that bound costs on every real set is the test above."""
     from wove_pipeline.matching.assignment import MatchConfig
 
     old, new, base = _acl_blocks_split()
+    config = MatchConfig(profile_candidates=len(old), profile_representatives=8)
     sizes = {}
     for c in base.clusters.values():
         sizes[c] = sizes.get(c, 0) + 1
-    small = {c for c, n in sizes.items() if n <= MatchConfig().profile_representatives}
+    small = {c for c, n in sizes.items() if n <= config.profile_representatives}
     links = assign_incremental(old, base, new)
-    by_profile = incremental_by_profiles(old, base.clusters, new, config=MatchConfig(profile_candidates=len(old)))
+    by_profile = incremental_by_profiles(old, base.clusters, new, config=config)
     joined = [m.mention_id for m in new if links.clusters[m.mention_id] in small]
     differ = [mid for mid in joined if links.clusters[mid] != by_profile.clusters[mid]]
     print(f"acl_blocks: {len(joined) - len(differ)} of {len(joined)} positions joining small profiles decided alike")

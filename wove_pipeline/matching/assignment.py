@@ -21,18 +21,20 @@ class MatchConfig:
     candidate_clusters: int = 32
     # the daily assignment by profile likewise, in a block holding more profiles than this
     # (profile_assign.bounded_candidates): what a day reads stays near a small archive's as
-    # blocks grow. 4: on the six real sets the newest 10% assigned by profile score within
-    # 0.004 B3 F1 of link by link (8: 0.003, 3: 0.0044; tests/matching/test_profiles.py), and a
-    # day on a big archive reads and scores half the representatives of 8 (bench/RESULTS.md
-    # "Day after an archive of other people"); 0: every profile of the block
-    profile_candidates: int = 4
+    # blocks grow. 2 (with 4 representatives below): on the six real sets the newest 10%
+    # assigned by profile score within 0.0083 B3 F1 of link by link, the same worst set and
+    # figure as 4 candidates of 8 (acl_homonyms; tests/matching/test_profiles.py; 2026-12-04,
+    # candidates, representatives -> largest gap: 4, 8 -> 0.0083; 4, 4 -> 0.0083; 2, 8 ->
+    # 0.0083; 2, 4 -> 0.0083, pubmed_sanyal 0.0037 against 0.0002; 4, 2 -> 0.0083,
+    # pubmed_sanyal 0.0056), and a day on a big archive reads and scores fewer candidates'
+    # representatives (bench/RESULTS.md "Day after an archive of other people"); 0: every
+    # profile of the block
+    profile_candidates: int = 2
     # a candidate profile is scored by its heaviest representatives in the block, at most this
     # many (a profile keeps up to profiles.MAX_REPRESENTATIVES): what a day reads per candidate
-    # is its representatives' papers, cold on an archive bigger than memory. 8: the six real
-    # sets' newest 10% by profile vs link by link, B3 F1 ads -0.0009, aminer110 -0.0009,
-    # pubmed_sanyal -0.0043, acl_blocks -0.0014, medline_pairs and acl_homonyms 0 (all 16:
-    # -0.0011, -0.0005, -0.0044, -0.0014, 0, 0; 4: acl_homonyms -0.0049). 0: every one
-    profile_representatives: int = 8
+    # is its representatives' papers, cold on an archive bigger than memory. 4: see above (8,
+    # with 4 candidates, until 2026-12-04). 0: every one
+    profile_representatives: int = 4
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
     workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)
