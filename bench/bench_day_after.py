@@ -206,6 +206,56 @@ def _day_served(conn, day: dt.date) -> dict:
                      "researcher_papers_rows"), row))
 
 
+def _world_truth(world, day: dt.date) -> dict:
+    """The person behind each position of the base archive's and the day's papers (people,
+    not collaborations), from the world's ground truth: what _day_decisions scores against."""
+    from wove_pipeline.sandbox.ground_truth import mention_identities
+
+    on_day = {p.arxiv_id for p in world.papers if p.datestamp == day}
+    truth = {"day": {}, "base": {}}
+    for arxiv_id, position, person, _s2, _oa in mention_identities(world):
+        if not world.persons[person].is_collaboration:
+            truth["day" if arxiv_id in on_day else "base"][(arxiv_id, position)] = person
+    return truth
+
+
+def _day_decisions(conn, truth: dict) -> dict:
+    """The day's links against the world's truth (the sandbox's: mechanics at scale, not real
+    people). For a day's position whose person has positions in the base archive: the share of
+    them its researcher holds (recall) and the share of its researcher's earlier positions that
+    are that person's (precision; a copy's positions are other people's, twins too). For one
+    whose person is new: whether its researcher holds no earlier position (kept apart)."""
+    day_keys = list(truth["day"])
+    linked = {(a, p): r for a, p, r in conn.execute(
+        "SELECT rm.arxiv_id, rm.position, rm.researcher_id FROM wove.researcher_mentions rm"
+        " JOIN unnest(%s::text[], %s::int[]) d (arxiv_id, position) USING (arxiv_id, position)",
+        ([a for a, _ in day_keys], [p for _, p in day_keys]))}
+    held: dict[int, set] = {}
+    for a, p, r in conn.execute("SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"
+                                " WHERE researcher_id = ANY(%s)", (sorted(set(linked.values())),)):
+        if (a, p) not in truth["day"]:
+            held.setdefault(r, set()).add((a, p))
+    base_of: dict[int, set] = {}
+    for key, person in truth["base"].items():
+        base_of.setdefault(person, set()).add(key)
+    recall, precision, apart, newcomers = [], [], 0, 0
+    for key, person in truth["day"].items():
+        if key not in linked:
+            continue
+        earlier = held.get(linked[key], set())
+        mine = base_of.get(person, set())
+        if mine:
+            both = len(mine & earlier)
+            recall.append(both / len(mine))
+            precision.append(both / len(earlier) if earlier else 1.0)
+        else:
+            newcomers += 1
+            apart += not earlier
+    mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
+    return {"with_history": len(recall), "recall": mean(recall), "precision": mean(precision),
+            "newcomers": newcomers, "newcomers_apart": apart}
+
+
 def _archive_counts(conn) -> dict:
     one = lambda q: conn.execute(q).fetchone()[0]  # noqa: E731
     return {
@@ -292,6 +342,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
     world = generate_world(seed=seed, papers_per_day=per_day, days=base_days + 1, start_day=START, shape=shape)
     day = START + dt.timedelta(days=base_days)
     records = [p for p in world.papers if p.datestamp == day]
+    truth = _world_truth(world, day)
     fig["day"] = {"date": day.isoformat(), "records": len(records), "positions": sum(len(p.authors) for p in records),
                   "ids_digest": hashlib.sha256(" ".join(sorted(p.arxiv_id for p in records)).encode()).hexdigest()[:12]}
     setup, run_config = _openalex_budget(5.0)
@@ -349,6 +400,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         fig["rss_peak_mib"] = _rss_mib()
         with psycopg.connect(be.env.urls.serving) as conn:
             fig["day"]["served"] = _day_served(conn, day)
+            fig["day"]["decisions"] = _day_decisions(conn, truth)
             fig["day"]["writes"] = _writes_between(writes, _writes(conn))
     fig["status"] = "done"
     path.write_text(json.dumps(fig, indent=1, default=str))
@@ -522,6 +574,12 @@ def report(write: bool = True) -> str:
                   f"{v['positions_linked']:,} of its {v['positions']:,} positions linked, {v['positions_served']:,} listed "
                   f"with their researcher on the papers' rows, {v['researcher_papers_rows']:,} researcher_papers rows."
                   for f in figs if (v := f["day"].get("served")))
+        + "".join(f" {f['archive']['papers']:,} papers [{f['code']}]: of the day's {q['with_history']:,} positions whose "
+                  f"person has papers in the base archive, B3-like recall {q['recall']:.4f} (the share of that person's "
+                  f"base positions their researcher holds) and precision {q['precision']:.4f} (the share of their "
+                  f"researcher's earlier positions that are that person's); {q['newcomers_apart']:,} of "
+                  f"{q['newcomers']:,} newcomers kept apart (world truth)."
+                  for f in figs if (q := f["day"].get("decisions")))
         + ("\n\n" + findings.strip() if findings.strip() else ""))
     if write:
         from bench.results import write_section
