@@ -230,10 +230,11 @@ def _day_decisions(conn, truth: dict) -> dict:
         "SELECT rm.arxiv_id, rm.position, rm.researcher_id FROM wove.researcher_mentions rm"
         " JOIN unnest(%s::text[], %s::int[]) d (arxiv_id, position) USING (arxiv_id, position)",
         ([a for a, _ in day_keys], [p for _, p in day_keys]))}
+    day_papers = {a for a, _ in day_keys}
     held: dict[int, set] = {}
     for a, p, r in conn.execute("SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"
                                 " WHERE researcher_id = ANY(%s)", (sorted(set(linked.values())),)):
-        if (a, p) not in truth["day"]:
+        if a not in day_papers:
             held.setdefault(r, set()).add((a, p))
     base_of: dict[int, set] = {}
     for key, person in truth["base"].items():

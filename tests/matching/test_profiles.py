@@ -96,9 +96,9 @@ def test_small_profiles_decide_exactly_as_link_by_link():
     member: with every profile of the block a candidate, positions that join such profiles are
     decided exactly as link by link (the TF-IDF weights still differ: fitted over the mentions a
     run loads, the representatives here, every block member there). Run at 8 representatives a
-    candidate, so that 40 positions join such profiles (24 at the daily default of 4). With the
-    daily bound of candidates (4 a position in a crowded block) 2 of the 40 lose their profile to
-    it (38 of 40 alike on 2026-12-04); what that bound costs on every real set is the test above."""
+    candidate, so that 40 positions join such profiles (24 at the daily default of 4). With a
+    bound of 4 candidates a position in a crowded block, 2 of the 40 lose their profile to it (38
+    of 40 alike on 2026-12-04); what the daily bound costs on every real set is the test above."""
     from wove_pipeline.matching.assignment import MatchConfig
 
     old, new, base = _acl_blocks_split()
