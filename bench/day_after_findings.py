@@ -305,9 +305,12 @@ Where the merges come from, measured at 100,000 papers (10 copies; beside other 
 (CPU 51 s; metrics 17.8 -> 8.3 s, serving 45.3 -> 12.9 s), 42 retired, precision 0.9808, recall
 0.9654; bridges from a crowded block's position only to profiles sharing more than its name (a
 co-author key, an affiliation, an upstream id: branch `wip/bridge-rule`): 98.5 s, 1,199 retired,
-precision 0.9188, no change. No bridges cannot land as it is: on the real sets the newest 10%
-by profile then moves from link by link by -0.0134 on acl_homonyms (the bar is 0.01), and bridges
-are what keeps the incremental gap link by link small (group_merge's docstring). Much of what the
+precision 0.9188, no change (on the real sets its by-profile gaps are main's). No bridges cannot
+land as it is: they keep the newest 10% assigned after the rest near matching at once (without them,
+on the real sets' split of test_profiles, link by link ads 0.9388 -> 0.9351, aminer110 0.8722 ->
+0.8690, acl_homonyms 0.6876 -> 0.6741; group_merge's docstring has the gaps to matching at once);
+and none from a crowded block's positions at all moved acl_homonyms by profile -0.0134 from link
+by link (bar 0.01). Much of what the
 bridges join here is the bench's world: a copy of other people keeps the base papers' titles and
 abstracts (bench/archive_people.py renames people only), and a name word maps to itself in one
 copy of 8 (runs of 8 words) while initials never change, so a base person's papers reappear, word
