@@ -300,7 +300,8 @@ decides better (precision 0.883) and costs 182 s: **R 5.63** (old setting 10.31;
 group model 2.25). Main now runs 2 candidates of 4 representatives (assignment.MatchConfig).
 
 Where the merges come from, measured at 100,000 papers (10 copies; beside other work, load about
-3, so wall seconds are not comparable with the table): 2, 4 as on main: 111.4 s (CPU 104 s),
+3, so wall seconds are not comparable with the table; alone and cold, its row: 95.3 s, R 2.95):
+2, 4 as on main: 111.4 s (CPU 104 s),
 1,206 retired, precision 0.9185, recall 0.9719; no bridges at all (branch `wip/nobridge`): 69.2 s
 (CPU 51 s; metrics 17.8 -> 8.3 s, serving 45.3 -> 12.9 s), 42 retired, precision 0.9808, recall
 0.9654; bridges from a crowded block's position only to profiles sharing more than its name (a
