@@ -207,24 +207,30 @@ def _day_served(conn, day: dt.date) -> dict:
 
 
 def _world_truth(world, day: dt.date) -> dict:
-    """The person behind each position of the base archive's and the day's papers (people,
-    not collaborations), from the world's ground truth: what _day_decisions scores against."""
+    """Who is behind the positions (people, not collaborations) from the world's ground truth,
+    what _day_decisions scores against: ``day``, each of the day's positions -> its person;
+    ``base``, each person -> their positions on the base archive's papers."""
     from wove_pipeline.sandbox.ground_truth import mention_identities
 
     on_day = {p.arxiv_id for p in world.papers if p.datestamp == day}
-    truth = {"day": {}, "base": {}}
+    truth: dict = {"day": {}, "base": {}}
     for arxiv_id, position, person, _s2, _oa in mention_identities(world):
-        if not world.persons[person].is_collaboration:
-            truth["day" if arxiv_id in on_day else "base"][(arxiv_id, position)] = person
+        if world.persons[person].is_collaboration:
+            continue
+        if arxiv_id in on_day:
+            truth["day"][(arxiv_id, position)] = person
+        else:
+            truth["base"].setdefault(person, set()).add((arxiv_id, position))
     return truth
 
 
 def _day_decisions(conn, truth: dict) -> dict:
     """The day's links against the world's truth (the sandbox's: mechanics at scale, not real
     people). For a day's position whose person has positions in the base archive: the share of
-    them its researcher holds (recall) and the share of its researcher's earlier positions that
-    are that person's (precision; a copy's positions are other people's, twins too). For one
-    whose person is new: whether its researcher holds no earlier position (kept apart)."""
+    them its researcher holds (recall) and the share of its researcher's earlier positions (those
+    off the day's papers) that are that person's (precision; a copy's positions are other
+    people's, twins too). For one whose person is new: whether its researcher holds no earlier
+    position (kept apart)."""
     day_keys = list(truth["day"])
     linked = {(a, p): r for a, p, r in conn.execute(
         "SELECT rm.arxiv_id, rm.position, rm.researcher_id FROM wove.researcher_mentions rm"
@@ -236,15 +242,12 @@ def _day_decisions(conn, truth: dict) -> dict:
                                 " WHERE researcher_id = ANY(%s)", (sorted(set(linked.values())),)):
         if a not in day_papers:
             held.setdefault(r, set()).add((a, p))
-    base_of: dict[int, set] = {}
-    for key, person in truth["base"].items():
-        base_of.setdefault(person, set()).add(key)
     recall, precision, apart, newcomers = [], [], 0, 0
     for key, person in truth["day"].items():
         if key not in linked:
             continue
         earlier = held.get(linked[key], set())
-        mine = base_of.get(person, set())
+        mine = truth["base"].get(person, set())
         if mine:
             both = len(mine & earlier)
             recall.append(both / len(mine))
