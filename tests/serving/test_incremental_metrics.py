@@ -259,6 +259,44 @@ def test_a_change_committed_while_a_run_ran_is_in_the_next_run(database_url, sma
     assert incremental == full and incremental["institution_metrics"] != before
 
 
+def test_a_moved_position_recomputes_who_it_left_and_joined_not_the_co_authors(database_url, small_world):
+    """A merge moves a position from one researcher to another: on its paper only those two
+    are recomputed (the co-authors' own positions, the paper's day, category and counts held),
+    and the rows still equal a full recompute. A paper whose facts moved recomputes everyone."""
+    with db.connect(database_url, autocommit=True) as conn:
+        with conn.transaction():
+            load_static(conn, small_world)
+            load_papers(conn, small_world, small_world.papers)
+        with conn.transaction():
+            metrics.update_metrics(conn)
+        arxiv_id, position, left = conn.execute(
+            "SELECT m.arxiv_id, m.position, m.researcher_id FROM wove.researcher_mentions m"
+            " WHERE (SELECT count(DISTINCT x.researcher_id) FROM wove.researcher_mentions x"
+            "        WHERE x.arxiv_id = m.arxiv_id) >= 4"
+            " ORDER BY 1, 2 LIMIT 1").fetchone()
+        co_authors = {r[0] for r in conn.execute("SELECT researcher_id FROM wove.researcher_mentions"
+                                                 " WHERE arxiv_id = %s AND researcher_id <> %s", (arxiv_id, left))}
+        joined = conn.execute("SELECT min(researcher_id) FROM wove.researchers WHERE researcher_id <> ALL(%s)",
+                              (sorted(co_authors | {left}),)).fetchone()[0]
+        with conn.transaction():
+            conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s, matched_at = now()"
+                         " WHERE arxiv_id = %s AND position = %s", (joined, arxiv_id, position))
+        with conn.transaction():
+            moved = metrics.update_metrics(conn)
+        assert (moved.papers_changed, sorted(moved.affected_researchers)) == (1, sorted({left, joined}))
+        incremental, full = _full_equals_incremental(conn)
+        assert incremental == full
+
+        with conn.transaction():  # the paper re-harvested in another category: everyone on it
+            conn.execute("UPDATE wove.papers SET primary_category = 'hep-ex', categories = ARRAY['hep-ex']"
+                         " || categories WHERE arxiv_id = %s", (arxiv_id,))
+        with conn.transaction():
+            recategorized = metrics.update_metrics(conn)
+        incremental, full = _full_equals_incremental(conn)
+    assert sorted(recategorized.affected_researchers) == sorted(co_authors | {joined})
+    assert incremental == full
+
+
 def test_h_index():
     assert metrics.h_index([]) == 0
     assert metrics.h_index([0, 0]) == 0

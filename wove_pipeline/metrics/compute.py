@@ -24,7 +24,10 @@ researcher at each position, the S2/OpenAlex ids and institutions at each positi
 differs from what the last run stored in ``wove.metrics_paper_state``. The affected
 researchers are those on changed papers (before and after), those whose researcher row
 changed, and those linked to an external author record that changed; only they are
-recomputed. Co-author edges and institution metrics move by difference instead: each
+recomputed. A changed paper whose shared facts (category, day, author and link counts) held
+affects only the researchers whose own positions there moved (a digest per researcher in the
+state, migration 0026): a merge that moves one position of a 3,000-author paper recomputes
+two researchers, not 3,000. Co-author edges and institution metrics move by difference instead: each
 changed paper's state as it was is subtracted and its state as it is added (pair counts,
 paper counts, citation sums; an institution's first/last day is re-read only when the
 paper that held it left), so they cost the changed papers, not every paper of the
@@ -297,13 +300,18 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
     _paper_states(conn, sorted(candidates))
     changed = db.fetch_all(conn, statements.CHANGED_STATES_SQL)
     researchers: set[int] = set(identity_changed) | author_affected
-    cited_only: set[int] = set()  # on papers whose citation count is all that moved
+    cited_only: set[int] = set()  # on papers whose citation figures moved, nothing else of theirs
     for s in changed:
+        moved = s["moved_researcher_ids"]
         if s["cited_only"]:
             cited_only.update(s["researcher_ids"])
-        else:
+        elif moved is None:
             researchers.update(s["researcher_ids"])
             researchers.update(s["old_researcher_ids"] or ())
+        else:  # the paper's shared facts held: only those whose own positions there moved
+            researchers.update(moved)
+            if s["cited_moved"]:
+                cited_only.update(s["researcher_ids"])
     cited_only -= researchers
 
     # 5. store the paper states, keeping the changed ones as they were and as they are

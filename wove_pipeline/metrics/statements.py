@@ -36,6 +36,20 @@ i AS (                     -- its institutions, and who was at each
     LEFT JOIN wove.researcher_mentions m ON m.arxiv_id = a.arxiv_id AND m.position = a.position
     GROUP BY a.arxiv_id
 ),
+d AS (                     -- one digest per researcher: what the metrics read of their positions here
+    SELECT arxiv_id, array_agg(researcher_id::text || ':' || left(md5(detail), 16) ORDER BY researcher_id)
+               AS researcher_digests
+    FROM (
+        SELECT m.arxiv_id, m.researcher_id,
+               string_agg(m.position::text || ':' || coalesce(a.s2_author_id, '') || ':'
+                          || coalesce(a.openalex_author_id, '') || ':' || coalesce(array_to_string(a.institution_ids, ';'), ''),
+                          ',' ORDER BY m.position) AS detail
+        FROM _metrics_candidates c JOIN wove.researcher_mentions m ON m.arxiv_id = c.arxiv_id
+        LEFT JOIN wove.authorships a ON a.arxiv_id = m.arxiv_id AND a.position = m.position
+        GROUP BY 1, 2
+    ) r
+    GROUP BY arxiv_id
+),
 na AS (
     SELECT pa.arxiv_id, count(*)::int AS n_authors
     FROM _metrics_candidates c JOIN wove.paper_authors pa ON pa.arxiv_id = c.arxiv_id
@@ -52,6 +66,7 @@ SELECT c.arxiv_id,
        coalesce(m.researcher_ids, '{}') AS researcher_ids,
        coalesce(i.institution_ids, '{}') AS institution_ids,
        coalesce(i.institution_researchers, '{}') AS institution_researchers,
+       coalesce(d.researcher_digests, '{}') AS researcher_digests,
        pc.cited_by_count, pc.as_of AS cited_as_of, p.primary_category, p.published
 FROM _metrics_candidates c
 LEFT JOIN wove.papers p ON p.arxiv_id = c.arxiv_id
@@ -59,6 +74,7 @@ LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = c.arxiv_id
 LEFT JOIN m ON m.arxiv_id = c.arxiv_id
 LEFT JOIN a ON a.arxiv_id = c.arxiv_id
 LEFT JOIN i ON i.arxiv_id = c.arxiv_id
+LEFT JOIN d ON d.arxiv_id = c.arxiv_id
 LEFT JOIN na ON na.arxiv_id = c.arxiv_id
 CROSS JOIN LATERAL (       -- everything but the citation count: who, where, what, when
     SELECT md5(concat_ws('|', p.primary_category, p.published::text, coalesce(na.n_authors, 0)::text,
@@ -185,7 +201,7 @@ LEFT JOIN inst i ON i.researcher_id = b.researcher_id
 
 STATE_COLUMNS = ("arxiv_id", "oai_datestamp", "fingerprint", "structure", "n_authors", "n_matched", "cited_by_count",
                   "cited_as_of", "primary_category", "published", "researcher_ids", "institution_ids",
-                  "institution_researchers")
+                  "institution_researchers", "researcher_digests")
 
 STORE_STATES_SQL = f"""
 INSERT INTO wove.metrics_paper_state ({", ".join(STATE_COLUMNS)})
@@ -196,9 +212,22 @@ ON CONFLICT (arxiv_id) DO UPDATE SET {", ".join(f"{c} = excluded.{c}" for c in S
 
 # The candidates whose fingerprint moved (a paper new to the state rows and gone already is
 # no change), with who is on them now and was then; cited_only: only the citation count moved.
+# moved_researcher_ids: when the paper's shared facts (category, day, author and link counts)
+# are as they were, the researchers whose own positions there changed (their digest appeared
+# or went; migration 0026); NULL when everyone on the paper is affected. cited_moved: its
+# citation figures moved (the others on it need their archive citations only).
 CHANGED_STATES_SQL = """
 SELECT n.arxiv_id, n.researcher_ids, o.researcher_ids AS old_researcher_ids,
-       o.arxiv_id IS NOT NULL AND o.structure IS NOT DISTINCT FROM n.structure AS cited_only
+       o.arxiv_id IS NOT NULL AND o.structure IS NOT DISTINCT FROM n.structure AS cited_only,
+       (o.cited_by_count, o.cited_as_of) IS DISTINCT FROM (n.cited_by_count, n.cited_as_of) AS cited_moved,
+       CASE WHEN o.arxiv_id IS NULL OR n.fingerprint = 'gone' OR o.researcher_digests IS NULL
+                 OR (o.primary_category, o.published, o.n_authors, o.n_matched)
+                    IS DISTINCT FROM (n.primary_category, n.published, n.n_authors, n.n_matched) THEN NULL
+            ELSE ARRAY(SELECT DISTINCT split_part(x, ':', 1)::bigint
+                       FROM ((SELECT unnest(n.researcher_digests) EXCEPT SELECT unnest(o.researcher_digests))
+                             UNION ALL
+                             (SELECT unnest(o.researcher_digests) EXCEPT SELECT unnest(n.researcher_digests))) t(x))
+       END AS moved_researcher_ids
 FROM _metrics_states n LEFT JOIN wove.metrics_paper_state o ON o.arxiv_id = n.arxiv_id
 WHERE o.fingerprint IS DISTINCT FROM n.fingerprint AND NOT (o.arxiv_id IS NULL AND n.fingerprint = 'gone')
 ORDER BY n.arxiv_id
