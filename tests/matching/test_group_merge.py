@@ -199,10 +199,25 @@ def test_a_link_made_by_the_group_model_carries_what_decided_the_merge():
     assert not any(k.startswith("group:") for k in result.links["a1"].evidence)
 
 
+class _JoinOnSharedCoauthor:
+    """A stand-in group model: two groups are one person when they share a co-author by name."""
+
+    threshold = 0.5
+
+    def ready(self):
+        return self
+
+    def predict(self, X):
+        return (np.nan_to_num(X[:, COL["coauthors_named_share"]]) > 0).astype(float)
+
+
 def test_a_new_mention_lets_the_profile_it_joined_merge_with_another_and_untouched_ones_stay():
-    """Two existing clusters of one person (the same S2 id and co-author): untouched by the
-    new mentions they stay apart; once a new mention joins one, the group model may merge it
-    with the other, as matching everything at once would, link by link and by profile alike."""
+    """Two existing clusters of one person with nothing in common: untouched by the new
+    mentions they stay apart; once a new mention joins one and brings what the two share (a
+    co-author of each), the group model may merge them, as matching everything at once would,
+    link by link and by profile alike. Two existing clusters whose earlier members alone
+    already call for the merge do not merge through a new mention: the run that placed them
+    saw them and kept them apart."""
     from dataclasses import replace
 
     from wove_pipeline.matching import assign_incremental
@@ -210,19 +225,28 @@ def test_a_new_mention_lets_the_profile_it_joined_merge_with_another_and_untouch
     from wove_pipeline.matching.model import default_model
     from wove_pipeline.matching.profile_assign import incremental_by_profiles
 
-    config = MatchConfig(model=replace(default_model(), group=_JoinAll(), _compiled=None))
-    old = [_mention("x1", 2010, ["qun liu"], s2="A"), _mention("x2", 2012, ["qun liu"], s2="A")]
+    config = MatchConfig(model=replace(default_model(), group=_JoinOnSharedCoauthor(), _compiled=None))
+    old = [_mention("x1", 2010, ["qun liu"], s2="A"), _mention("x2", 2012, ["mirella lapata"])]
     before = {"x1": 0, "x2": 1}
     elsewhere = [_mention("z1", 2020, ["mirella lapata"], last="Zhang")]  # another block: touches neither
     untouched = assign_incremental(old, before, elsewhere, config=config)
     assert (untouched.clusters["x1"], untouched.clusters["x2"]) == (0, 1) and not untouched.merged
-    bridge = [_mention("n1", 2011, ["qun liu"], s2="A")]
+    bridge = [_mention("n1", 2011, ["qun liu", "mirella lapata"], s2="A")]
     for result in (assign_incremental(old, before, bridge, config=config),
                    incremental_by_profiles(old, before, bridge, config=config)):
         assert result.merged == {1: 0}
         assert result.clusters == {"x1": 0, "x2": 0, "n1": 0}
         assert result.links["x2"].outcome == "existing" and result.links["x2"].cluster == 0
         assert result.stats["profile_merges"] == 1
+
+    # the same S2 id and co-author on both: their earlier members alone are a candidate pair,
+    # and a group model that merges every candidate pair would have merged them already
+    joins_all = MatchConfig(model=replace(default_model(), group=_JoinAll(), _compiled=None))
+    twins = [_mention("x1", 2010, ["qun liu"], s2="A"), _mention("x2", 2012, ["qun liu"], s2="A")]
+    bridge = [_mention("n1", 2011, ["qun liu"], s2="A")]
+    for result in (assign_incremental(twins, before, bridge, config=joins_all),
+                   incremental_by_profiles(twins, before, bridge, config=joins_all)):
+        assert not result.merged and result.clusters == {"x1": 0, "x2": 1, "n1": 0}
 
 
 def test_an_incremental_call_asks_about_the_same_pairs_over_the_groups_near_its_open_ones():
