@@ -27,8 +27,8 @@ changed, and those linked to an external author record that changed; only they a
 recomputed. A changed paper whose shared facts (category, day, author and link counts) held
 affects only the researchers whose own positions there moved (a digest per researcher in the
 state, migration 0026): a merge that moves one position of a 3,000-author paper recomputes
-two researchers, not 3,000. Co-author edges and institution metrics move by difference instead: each
-changed paper's state as it was is subtracted and its state as it is added (pair counts,
+two researchers, not 3,000. Co-author edges and institution metrics move by difference
+instead: each changed paper's state as it was is subtracted and its state as it is added (pair counts,
 paper counts, citation sums; an institution's first/last day is re-read only when the
 paper that held it left), so they cost the changed papers, not every paper of the
 researchers and institutions on them.
