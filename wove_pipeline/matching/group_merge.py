@@ -216,7 +216,8 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
     """Merge ``groups`` while the group model (``predict``: features -> probability) gives a
     candidate pair at least ``threshold``: each round the most probable pairs first, a group
     in one merge a round, then the pairs are scored again with the merged groups.
-    ``veto(group, group)``: a merge it answers True for is not made.
+    ``veto(groups, I, J, asked)``: a boolean per candidate pair (``asked``: the pairs at the
+    threshold); a pair it marks is not merged.
 
     ``fixed`` (incremental assignment): the groups that never merge with each other (the
     existing profiles the call did not touch); a group that merged is not fixed any more.
@@ -236,6 +237,7 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
         if not len(I):
             break
         p = predict(X)
+        vetoed = None if veto is None else veto(groups, I, J, p >= threshold)
         taken: set[int] = set()
         into: dict[int, int] = {}
         row_of: dict[int, int] = {}  # the merge's row of X
@@ -243,7 +245,7 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
             if p[o] < threshold:
                 break
             a, b = int(I[o]), int(J[o])
-            if a in taken or b in taken or (veto is not None and veto(groups[a], groups[b])):
+            if a in taken or b in taken or (vetoed is not None and vetoed[o]):
                 continue
             taken |= {a, b}
             into[b] = a
@@ -260,16 +262,6 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
         if flags is not None:
             flags = [f for c, f in enumerate(flags) if c not in into]
     return groups
-
-
-def pair_probability(predict, data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray,
-                     a: list[int], b: list[int], bn: BlockNames) -> float:
-    """The group model's probability for two groups (positions in ``idx``) alone; 0 when no
-    pair of their members is a candidate (group_pairs)."""
-    rows = np.asarray(a + b, dtype=np.int64)
-    _, _, X = group_pairs(data, idx[rows], P[np.ix_(rows, rows)], cannot[np.ix_(rows, rows)],
-                          [list(range(len(a))), list(range(len(a), len(rows)))], bn)
-    return float(predict(X)[0]) if len(X) else 0.0
 
 
 def merge_evidence(group, merges: list) -> list[dict[str, float]]:
@@ -353,17 +345,28 @@ def join_new_groups(run, pool: np.ndarray, bn: BlockNames, pending: list,
         cannot[:, rows] |= c.T
         scored[rows] = True
 
-    def not_through_the_day(a: list[int], b: list[int]) -> bool:
+    def not_through_the_day(groups: list[list[int]], I: np.ndarray, J: np.ndarray, asked: np.ndarray) -> np.ndarray:
         """Two existing profiles merge only through what the call brings: when their earlier
         members alone already reach the threshold, the run that placed them, which saw more
         of them than the call does, kept them apart, and the new mentions add nothing to
         overturn that (on an archive grown by copies, such pairs merged 1,856 researchers
-        in one day, most of them different people)."""
-        old_a = [k for k in a if not new_rows[k]]
-        old_b = [k for k in b if not new_rows[k]]
-        if not old_a or not old_b:
-            return False
-        return pair_probability(w.group.predict, d, pool, P, cannot, old_a, old_b, bn) >= w.group.threshold
+        in one day, most of them different people). One group_pairs call over the earlier
+        members of the groups the round asks about."""
+        vetoed = np.zeros(len(I), dtype=bool)
+        old = {c: [k for k in groups[c] if not new_rows[k]] for c in {int(x) for x in I[asked]} | {int(x) for x in J[asked]}}
+        need = [o for o in np.flatnonzero(asked).tolist() if old[int(I[o])] and old[int(J[o])]]
+        if not need:
+            return vetoed
+        involved = sorted({int(I[o]) for o in need} | {int(J[o]) for o in need})  # ascending: pairs stay I < J
+        rows = np.concatenate([np.asarray(old[c], dtype=np.int64) for c in involved])
+        starts = np.cumsum([0] + [len(old[c]) for c in involved])
+        oi, oj, ox = group_pairs(d, pool[rows], P[np.ix_(rows, rows)], cannot[np.ix_(rows, rows)],
+                                 [list(range(starts[c], starts[c + 1])) for c in range(len(involved))], bn)
+        reached = {(involved[a], involved[b]) for a, b, q in zip(oi.tolist(), oj.tolist(), w.group.predict(ox)
+                                                                    if len(ox) else ()) if q >= w.group.threshold}
+        for o in need:
+            vetoed[o] = (int(I[o]), int(J[o])) in reached
+        return vetoed
 
     merges: list = []
     merged = merge_groups(w.group.predict, w.group.threshold, d, pool, P, cannot, groups, bn,
