@@ -220,13 +220,18 @@ def test_incremental_equals_full_recompute_after_random_days(database_url, small
     assert all(0 < r.researchers_recomputed < total for r in runs[1:])
 
 
+def _load_all_and_measure(conn, world) -> None:
+    """The whole world loaded, then its first (full) metrics run."""
+    with conn.transaction():
+        load_static(conn, world)
+        load_papers(conn, world, world.papers)
+    with conn.transaction():
+        metrics.update_metrics(conn)
+
+
 def test_a_run_with_nothing_changed_recomputes_nothing(database_url, small_world):
     with db.connect(database_url, autocommit=True) as conn:
-        with conn.transaction():
-            load_static(conn, small_world)
-            load_papers(conn, small_world, small_world.papers)
-        with conn.transaction():
-            metrics.update_metrics(conn)
+        _load_all_and_measure(conn, small_world)
         with conn.transaction():
             run = metrics.update_metrics(conn)  # an empty log: nothing to check
     assert (run.papers_changed, run.researchers_recomputed, run.institutions_recomputed) == (0, 0, 0)
@@ -237,11 +242,7 @@ def test_a_change_committed_while_a_run_ran_is_in_the_next_run(database_url, sma
     """A writer stamps its rows before it commits: one that commits after a run started
     (its stamps older than that run) is still seen by the next run, through the log."""
     with db.connect(database_url, autocommit=True) as conn, db.connect(database_url, autocommit=True) as writer:
-        with conn.transaction():
-            load_static(conn, small_world)
-            load_papers(conn, small_world, small_world.papers)
-        with conn.transaction():
-            metrics.update_metrics(conn)
+        _load_all_and_measure(conn, small_world)
         arxiv_id, position = conn.execute("SELECT arxiv_id, position FROM wove.authorships a WHERE EXISTS"
                                           " (SELECT 1 FROM wove.researcher_mentions m WHERE m.arxiv_id = a.arxiv_id"
                                           " AND m.position = a.position) ORDER BY 1, 2 LIMIT 1").fetchone()
@@ -264,11 +265,7 @@ def test_a_moved_position_recomputes_who_it_left_and_joined_not_the_co_authors(d
     are recomputed (the co-authors' own positions, the paper's day, category and counts held),
     and the rows still equal a full recompute. A paper whose facts moved recomputes everyone."""
     with db.connect(database_url, autocommit=True) as conn:
-        with conn.transaction():
-            load_static(conn, small_world)
-            load_papers(conn, small_world, small_world.papers)
-        with conn.transaction():
-            metrics.update_metrics(conn)
+        _load_all_and_measure(conn, small_world)
         arxiv_id, position, left = conn.execute(
             "SELECT m.arxiv_id, m.position, m.researcher_id FROM wove.researcher_mentions m"
             " WHERE (SELECT count(DISTINCT x.researcher_id) FROM wove.researcher_mentions x"
