@@ -163,6 +163,8 @@ class StepTimes:
     steps: dict[str, float] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
     metadata: dict[str, dict] = field(default_factory=dict)
+    started: dict[str, float] = field(default_factory=dict)  # step -> STEP_START time (epoch seconds)
+    ended: dict[str, float] = field(default_factory=dict)  # step -> STEP_SUCCESS time
 
     def asset_seconds(self, asset: str) -> float:
         return self.steps.get(asset, 0.0)
@@ -236,21 +238,34 @@ def run_job(kind: str, name: str, instance: dg.DagsterInstance, first: dt.date |
         tags = {"dagster/asset_partition_range_start": first.isoformat(),
                 "dagster/asset_partition_range_end": (last or first).isoformat()}
     run_config = run_config or RUN_CONFIG
-    c0, p0, s0, t0 = _py_cpu(), _pg_cpu(), _sandbox_cpu(), time.perf_counter()
     if EXECUTORS[executor] is None:
-        run_id = bench_job(kind, name).execute_in_process(instance=instance, tags=tags, run_config=run_config,
-                                                          raise_on_error=True).run_id
-    else:
-        # by module name: run as `python -m bench.bench_day`, this module is __main__
-        recon = dg.build_reconstructable_job("bench.bench_day", "bench_job", reconstructable_args=(kind, name))
-        run_config = {**run_config, "execution": {"config": {"multiprocess": EXECUTORS[executor]}}}
-        with dg.execute_job(recon, instance=instance, tags=tags, run_config=run_config, raise_on_error=True) as result:
-            run_id = result.run_id
+        return timed_run(instance, lambda: bench_job(kind, name).execute_in_process(
+            instance=instance, tags=tags, run_config=run_config, raise_on_error=True).run_id)
+    # by module name: run as `python -m bench.bench_day`, this module is __main__
+    recon = dg.build_reconstructable_job("bench.bench_day", "bench_job", reconstructable_args=(kind, name))
+    run_config = {**run_config, "execution": {"config": {"multiprocess": EXECUTORS[executor]}}}
+    return timed_run(instance, lambda: execute_job(recon, instance, run_config, tags))
+
+
+def execute_job(recon, instance: dg.DagsterInstance, run_config: dict, tags: dict | None = None) -> str:
+    """A reconstructable job through its own executor (processes, a fork server); its run id."""
+    with dg.execute_job(recon, instance=instance, tags=tags or {}, run_config=run_config, raise_on_error=True) as result:
+        return result.run_id
+
+
+def timed_run(instance: dg.DagsterInstance, execute) -> StepTimes:
+    """``execute()`` (runs a job, returns its run id) timed: wall and CPU seconds, then each
+    step's seconds and start/end times and each materialization's metadata from the run's events."""
+    c0, p0, s0, t0 = _py_cpu(), _pg_cpu(), _sandbox_cpu(), time.perf_counter()
+    run_id = execute()
     wall = time.perf_counter() - t0
     out = StepTimes(wall=wall, cpu_py=_py_cpu() - c0, cpu_pg=_pg_cpu() - p0, cpu_sandbox=_sandbox_cpu() - s0)
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_START):
+        out.started[entry.dagster_event.step_key] = entry.timestamp
     for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_SUCCESS):
         ev = entry.dagster_event
         out.steps[ev.step_key] = ev.event_specific_data.duration_ms / 1000
+        out.ended[ev.step_key] = entry.timestamp
     for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION):
         mat = entry.dagster_event.event_specific_data.materialization
         name_ = mat.asset_key.to_user_string()

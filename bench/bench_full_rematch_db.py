@@ -24,12 +24,11 @@ import datetime as dt
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_day import _pg_cpu, _py_cpu, load_average  # noqa: E402
+from bench.bench_day import execute_job, load_average, timed_run  # noqa: E402
 from bench.bench_matching import PssSampler  # noqa: E402
 
 SECTION = "Full re-match job on PostgreSQL"
@@ -63,34 +62,21 @@ def run_rematch(processes: int) -> dict:
     # by module name: run as `python -m bench.bench_full_rematch_db`, this module is __main__
     recon = dg.build_reconstructable_job("bench.bench_full_rematch_db", "rematch_job")
     load = load_average()
-    c0, p0, t0 = _py_cpu(), _pg_cpu(), time.perf_counter()
     with PssSampler() as pss, dg.DagsterInstance.get() as instance:
-        with dg.execute_job(recon, instance=instance, run_config=run_config,
-                            raise_on_error=True) as result:
-            run_id = result.run_id
-        wall = time.perf_counter() - t0
-        cpu_py, cpu_pg = _py_cpu() - c0, _pg_cpu() - p0
-        steps, starts, ends = {}, {}, {}
-        for kind, into in ((dg.DagsterEventType.STEP_START, starts), (dg.DagsterEventType.STEP_SUCCESS, ends)):
-            for entry in instance.all_logs(run_id, of_type=kind):
-                into[entry.dagster_event.step_key] = entry.timestamp
-                if kind == dg.DagsterEventType.STEP_SUCCESS:
-                    steps[entry.dagster_event.step_key] = entry.dagster_event.event_specific_data.duration_ms / 1000
-        md = {}
-        for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION):
-            mat = entry.dagster_event.event_specific_data.materialization
-            md = {k: getattr(v, "value", v) for k, v in mat.metadata.items()}
-    shard_keys = [k for k in steps if k.startswith("rematch_shard")]
-    return {"processes": processes, "wall_s": wall, "cpu_py_s": cpu_py, "cpu_pg_s": cpu_pg, "peak_gib": pss.peak / 2**30,
-            "plan_s": steps.get("rematch_plan", 0.0), "finish_s": steps.get("rematch_finish", 0.0),
-            "shards": len(shard_keys), "shard_sum_s": sum(steps[k] for k in shard_keys),
-            "shard_wall_s": (max(ends[k] for k in shard_keys) - min(starts[k] for k in shard_keys)) if shard_keys else 0.0,
+        run = timed_run(instance, lambda: execute_job(recon, instance, run_config))
+    md = run.metadata.get("researchers", {})
+    shards = [k for k in run.steps if k.startswith("rematch_shard")]
+    return {"processes": processes, "wall_s": run.wall, "cpu_py_s": run.cpu_py, "cpu_pg_s": run.cpu_pg,
+            "peak_gib": pss.peak / 2**30, "plan_s": run.steps.get("rematch_plan", 0.0),
+            "finish_s": run.steps.get("rematch_finish", 0.0), "shards": len(shards),
+            "shard_sum_s": sum(run.steps[k] for k in shards),
+            "shard_wall_s": max(run.ended[k] for k in shards) - min(run.started[k] for k in shards) if shards else 0.0,
             "created": md.get("created_ids"), "retired": md.get("retired_ids"), "mentions": md.get("mentions"),
             "researchers": md.get("dagster/row_count"), "load_before": load, "load_after": load_average(),
             "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
-def render(archive: dict, runs: list[dict], command: str) -> str:
+def render(archive: dict, runs: list[dict]) -> str:
     lines = [
         f"Archive: {archive['papers']:,} papers, {archive['positions']:,} author positions, {archive['researchers']:,}"
         f" researchers, largest name block {archive['largest_block']:,} positions, database {archive['database_gib']:.1f}"
@@ -145,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         env.close()
     from bench.results import report
 
-    report(SECTION, render(archive, runs, ""), "python -m bench.bench_full_rematch_db " + " ".join(argv or sys.argv[1:]),
+    report(SECTION, render(archive, runs), "python -m bench.bench_full_rematch_db " + " ".join(argv or sys.argv[1:]),
            write=not args.no_write)
 
 
