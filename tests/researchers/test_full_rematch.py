@@ -2,17 +2,18 @@
 run over every mention, stable ids across a re-match, and a state the daily run continues from."""
 
 import datetime as dt
+from contextlib import nullcontext
 
 import psycopg
 import pytest
 
 from tests.researchers.test_profiles_db import profile_keys
 from tests.researchers.test_researchers_stage import harvest_days, match, snapshot, world  # noqa: F401
-from wove_pipeline.matching import rematch
+from wove_pipeline.matching import profile_store, rematch
 
 
-def _links(url):
-    with psycopg.connect(url) as conn:
+def _links(url_or_conn):
+    with (psycopg.connect(url_or_conn) if isinstance(url_or_conn, str) else nullcontext(url_or_conn)) as conn:
         rows = conn.execute("SELECT arxiv_id, position, researcher_id, outcome, score, evidence, block"
                             " FROM wove.researcher_mentions ORDER BY 1, 2").fetchall()
         people = {r[0]: r[1:] for r in conn.execute(
@@ -41,7 +42,35 @@ def _by_shards(url, **kw):
 def test_a_first_run_by_shards_writes_the_links_of_a_full_run(env, world, clone_database):  # noqa: F811
     url, resources = env
     harvest_days(resources, world.start_day, world.end_day)
+    _same_as_a_full_run(url, clone_database(url))
+
+
+def test_clusters_joined_across_name_blocks_get_the_profile_of_all_their_members(env, world, clone_database):  # noqa: F811
+    """A position printed surname first (another name block) that carries its person's S2 and
+    OpenAlex author ids: the finish joins its cluster to theirs, and the joined researcher's
+    profile is built from every member, not from the shard's profile of either part."""
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    with psycopg.connect(url) as conn:
+        arxiv_id, position = conn.execute(
+            "SELECT au.arxiv_id, au.position FROM wove.authorships au WHERE au.s2_author_id IS NOT NULL"
+            " AND au.openalex_author_id IS NOT NULL AND (SELECT count(*) FROM wove.authorships a2"
+            " WHERE a2.s2_author_id = au.s2_author_id AND a2.openalex_author_id = au.openalex_author_id) > 2"
+            " ORDER BY 1, 2 LIMIT 1").fetchone()
+        conn.execute("UPDATE wove.paper_authors SET keyname = split_part(forenames, ' ', 1), forenames = keyname"
+                     " WHERE arxiv_id = %s AND position = %s", (arxiv_id, position))
     other = clone_database(url)
+    _same_as_a_full_run(url, other)
+    with psycopg.connect(other) as conn:  # the swapped position's cluster was joined to its person's
+        blocks = conn.execute("SELECT array_agg(DISTINCT o.block) FROM wove.researcher_mentions rm"
+                              " JOIN wove.researcher_mentions o USING (researcher_id)"
+                              " WHERE rm.arxiv_id = %s AND rm.position = %s", (arxiv_id, position)).fetchone()[0]
+    assert len(blocks) == 2, blocks
+
+
+def _same_as_a_full_run(url: str, other: str) -> None:
+    """A full run on ``url`` and a run by shards on ``other`` (a clone) write the same links,
+    researchers, matching state and profiles."""
     assert match(url).mode == "full"
     summary, shards = _by_shards(other, chunk_mentions=200)  # many chunks per shard
     assert len(shards) > 20 and summary.mode == "full"
@@ -80,6 +109,34 @@ def test_a_re_match_by_shards_keeps_every_id_and_the_daily_run_goes_on(env, worl
     harvest_days(resources, world.end_day, world.end_day)
     day = match(url)
     assert day.mode == "incremental" and day.new_mentions > 0
+
+
+def test_positions_linked_between_the_plan_and_the_finish_are_in_their_researchers_profiles(env, world):  # noqa: F811
+    """A daily run after the plan links positions no shard sees: the finish keeps those links,
+    and the profiles of their researchers are built from every link, theirs included."""
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=1))
+    match(url)
+    with psycopg.connect(url) as conn, conn.transaction():
+        rematch.plan(conn)
+        shards = rematch.planned_shards(conn)
+        planned = {r[0] for r in conn.execute("SELECT arxiv_id FROM wove.papers")}
+    harvest_days(resources, world.end_day, world.end_day)
+    day = match(url)
+    assert day.mode == "incremental" and day.new_mentions > 0
+    for s in shards:
+        with psycopg.connect(url) as conn, conn.transaction():
+            rematch.shard(conn, s)
+    with psycopg.connect(url) as conn, conn.transaction():
+        rematch.finish(conn)
+    stored = _links(url)[3]
+    with psycopg.connect(url) as conn:
+        late = {rid for a, rid in conn.execute("SELECT arxiv_id, researcher_id FROM wove.researcher_mentions")
+                if a not in planned}
+        with conn.transaction(force_rollback=True):
+            profile_store.rebuild_all(conn, dt.datetime.now(dt.timezone.utc))
+            rebuilt = _links(conn)[3]
+    assert late and stored == rebuilt
 
 
 def test_a_shard_that_did_not_run_stops_the_finish(env, world):  # noqa: F811

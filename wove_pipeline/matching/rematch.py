@@ -11,12 +11,14 @@ does not fit in memory. This path cuts the same work by name block (``shards``):
 2. ``shard`` (one per shard, in any order, in parallel: a process or a pod each): the shard's
    positions in block order, loaded chunk by chunk of whole blocks (``mention_load.load_mentions``:
    the same mentions as a full load), clustered with the model and rule of ``match_all``
-   (``streaming.cluster_stream``), results to wove.rematch_results.
+   (``streaming.cluster_stream``), results to wove.rematch_results and each cluster's profile
+   (built from the members the shard holds) to wove.rematch_profiles.
 3. ``finish`` (one process): the joins across name blocks over the clusters that share an
    ORCID or both upstream ids (or an override's end), then researcher ids home shard by home
-   shard (``identity.assign_ids`` against the previous links of the unit's positions; one
-   global id sequence), links, researcher rows, redirects, id events, matching_state and the
-   researchers' profiles (profile_store, rebuilt from the new links a batch at a time).
+   shard (a cluster's home: the shard that made its label; ``identity.assign_ids`` against
+   the previous links of the unit's positions; one global id sequence), links, researcher
+   rows, redirects, id events, matching_state and the researchers' profiles (the shards', under
+   the new ids; rebuilt from the links where a join across blocks changed a cluster).
 
 Clusters are ``match_all``'s on the same mentions. Ids: a cluster keeps the id most of its
 mentions had (as in a full run), except where an old id's mentions now sit in clusters of
@@ -50,6 +52,7 @@ from wove_pipeline.matching.match_state import (
 )
 from wove_pipeline.matching.mention_load import load_mentions
 from wove_pipeline.matching.mentions import Mention
+from wove_pipeline.matching.profiles import build_profile
 from wove_pipeline.matching.shards import N_SHARDS, shard_of
 from wove_pipeline.matching.streaming import (
     CHUNK_MENTIONS,
@@ -64,6 +67,8 @@ PAGE_PAPERS = 2000  # papers read at once by the plan
 
 RESULT_COLUMNS = ("arxiv_id", "position", "shard", "label", "outcome", "score", "partner", "evidence", "block",
                   "orcid", "s2_author_id", "openalex_author_id", "first", "last", "suffix", "evidence_part")
+# a cluster's profile as the shard built it: profile_store's columns, by label, less built_at
+PROFILE_COLUMNS = ("label", *profile_store.COLUMNS[1:-1], "shard")
 
 
 @dataclass
@@ -78,7 +83,7 @@ def plan(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> PlanSum
     fingerprints; the change log is taken (writes after this stay logged for the next run)."""
     now = now or dt.datetime.now(dt.timezone.utc)
     db.advisory_lock(conn, "rematch")
-    conn.execute("TRUNCATE wove.matching_blocks, wove.rematch_results, wove.rematch_inputs")
+    conn.execute("TRUNCATE wove.matching_blocks, wove.rematch_results, wove.rematch_profiles, wove.rematch_inputs")
     conn.execute("DELETE FROM wove.matching_changes")
     conn.execute(FINGERPRINTS_SQL)
     stats = CorpusStats()
@@ -137,12 +142,15 @@ def shard(conn: psycopg.Connection, shard_id: int, config: MatchConfig | None = 
     counts = CorpusCounts.from_bytes(bytes(raw))
     overrides = rs.load_overrides(conn)
     conn.execute("DELETE FROM wove.rematch_results WHERE shard = %s", (shard_id,))
+    conn.execute("DELETE FROM wove.rematch_profiles WHERE shard = %s", (shard_id,))
     parts: dict[str, bytes] = {}
+    held: dict[str, Mention] = {}  # the mentions of the chunk being clustered, for their profiles
 
     def blocks():
         for block in _shard_blocks(conn, shard_id, chunk_mentions):
             for m in block:
                 parts[m.mention_id] = evidence_part(m)
+                held[m.mention_id] = m
             yield block
 
     written = 0
@@ -152,8 +160,20 @@ def shard(conn: psycopg.Connection, shard_id: int, config: MatchConfig | None = 
             (r.paper_id, r.position, shard_id, r.label, r.outcome, r.score, r.partner, Jsonb(r.evidence), r.block,
              r.orcid, r.s2_author_id, r.openalex_author_id, r.first, r.last, r.suffix, parts.pop(r.mention_id))
             for r in chunk))
+        _keep_profiles(conn, shard_id, [held.pop(r.mention_id) for r in chunk], chunk)
         written += len(chunk)
     return written
+
+
+def _keep_profiles(conn: psycopg.Connection, shard_id: int, mentions: list[Mention], chunk: list[Result]) -> None:
+    """The profile of each cluster of this chunk (a chunk holds whole blocks, so whole clusters),
+    built from its members in (paper, position) order as profile_store.rebuild reads them."""
+    members: dict[int, list[Mention]] = defaultdict(list)
+    for m, r in zip(mentions, chunk):
+        members[r.label].append(m)
+    db.copy_rows(conn, "wove.rematch_profiles", PROFILE_COLUMNS, (
+        (*profile_store.profile_row(build_profile(label, sorted(ms, key=lambda m: (m.paper_id, m.position))), None)[:-1],
+         shard_id) for label, ms in members.items()))
 
 
 def _result(row) -> Result:
@@ -180,8 +200,9 @@ SELECT DISTINCT k.label FROM k JOIN multi USING (kind, a, b)
 """
 
 
-def _join_across_shards(conn: psycopg.Connection, overrides) -> int:
-    """The joins across name blocks, over the clusters that share an id key in two blocks."""
+def _join_across_shards(conn: psycopg.Connection, overrides) -> set[int]:
+    """The joins across name blocks, over the clusters that share an id key in two blocks.
+    Returns the labels of the clusters it changed (those that lost or gained members)."""
     ends = override_ends(overrides)
     end_labels = [r[0] for r in conn.execute(
         "SELECT label FROM wove.rematch_results r JOIN unnest(%s::text[], %s::int[]) AS e(arxiv_id, position)"
@@ -190,16 +211,17 @@ def _join_across_shards(conn: psycopg.Connection, overrides) -> int:
     # streaming.joined_labels in SQL: the archive's keys never come to this process
     relevant = {r[0] for r in conn.execute(JOINED_LABELS_SQL)} | set(end_labels)
     if not relevant:
-        return 0
+        return set()
     members = [_result(r) for r in conn.execute(RESULT_SELECT + " WHERE label = ANY(%s)", (sorted(relevant),))]
     moved = join_across(members, overrides)
+    before = {r.mention_id: r.label for r in members}
     if moved:
         ids = [split_mention_id(m) for m in moved]
         conn.execute("UPDATE wove.rematch_results r SET label = u.label"
                      " FROM unnest(%s::text[], %s::int[], %s::bigint[]) AS u(arxiv_id, position, label)"
                      " WHERE r.arxiv_id = u.arxiv_id AND r.position = u.position",
                      ([a for a, _ in ids], [p for _, p in ids], list(moved.values())))
-    return len(moved)
+    return {before[m] for m in moved} | set(moved.values())
 
 
 def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> MatchSummary:
@@ -211,24 +233,25 @@ def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> Match
         " WHERE r.arxiv_id IS NULL ORDER BY 1")]
     if missing:
         raise RuntimeError(f"shards not re-matched yet: {missing}")
+    conn.execute("ANALYZE wove.rematch_results")  # filled by COPY since the plan: the units read by label ranges
     overrides = rs.load_overrides(conn)
-    _join_across_shards(conn, overrides)
-    conn.execute("UPDATE wove.rematch_results r SET home = h.home"
-                 " FROM (SELECT label, min(shard) AS home FROM wove.rematch_results GROUP BY label) h"
-                 " WHERE r.label = h.label")
+    joined = _join_across_shards(conn, overrides)
     redirects = {r["old_id"]: Redirect(r["old_id"], r["new_id"], r["reason"], r["redirected_at"])
                  for r in db.fetch_all(conn, "SELECT * FROM wove.researcher_redirects")}
     first_id = counter = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
     done: set[int] = set()  # ids a unit before kept or retired
     tally = defaultdict(int)
-    homes = [r[0] for r in conn.execute("SELECT DISTINCT home FROM wove.rematch_results ORDER BY 1")]
-    for home in homes:
-        results = [_result(r) for r in conn.execute(RESULT_SELECT + " WHERE home = %s ORDER BY arxiv_id, position",
-                                                    (home,))]
+    label_ids: dict[int, int] = {}  # cluster label -> researcher id
+    for home in planned_shards(conn):
+        # a unit: the clusters whose label its shard made (a join across blocks moves members
+        # into another cluster's label), read by a range of the label index
+        labels = (label_base(home), label_base(home + 1))
+        results = [_result(r) for r in conn.execute(
+            RESULT_SELECT + " WHERE label >= %s AND label < %s ORDER BY arxiv_id, position", labels)]
         by_id = {r.mention_id: r for r in results}
         previous_all = {mention_id(a, p): rid for a, p, rid in conn.execute(
             "SELECT rm.arxiv_id, rm.position, rm.researcher_id FROM wove.researcher_mentions rm"
-            " JOIN wove.rematch_results r USING (arxiv_id, position) WHERE r.home = %s", (home,))}
+            " JOIN wove.rematch_results r USING (arxiv_id, position) WHERE r.label >= %s AND r.label < %s", labels)}
         previous = {m: rid for m, rid in previous_all.items() if rid not in done}
         identity = assign_ids(previous, {r.mention_id: r.label for r in results}, redirects=redirects,
                               next_id=counter, at=now)
@@ -241,6 +264,7 @@ def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> Match
         changed = {o: r for o, r in identity.redirects.items() if redirects.get(o) != r}
         redirects = identity.redirects
         _write_unit(conn, by_id, identity.mention_ids, identity.retired, changed, new_rows, now)
+        label_ids.update((by_id[m].label, rid) for m, rid in identity.mention_ids.items())
         tally["created"] += len(identity.created)
         tally["retired"] += len(identity.retired)
         tally["links"] += len(results)
@@ -260,13 +284,34 @@ def finish(conn: psycopg.Connection, *, now: dt.datetime | None = None) -> Match
         db.copy_rows(conn, "wove.researcher_id_events", ("kind", "old_id", "new_id", "happened_at"),
                      (("orphaned", o, None, now) for o in orphans))
     conn.execute("SELECT setval('wove.researcher_id_seq', %s, false)", (max(counter, first_id),))
-    profile_store.rebuild_all(conn, now)  # the profiles the daily runs score against, from the new links
+    _store_profiles(conn, label_ids, joined, now)
     _store_state(conn, now)
     forget_own_links(conn)
-    conn.execute("TRUNCATE wove.rematch_results, wove.matching_blocks, wove.rematch_inputs")
+    conn.execute("TRUNCATE wove.rematch_results, wove.rematch_profiles, wove.matching_blocks, wove.rematch_inputs")
     positions, researchers = totals(conn)
     return MatchSummary(positions, tally["links"], "full", researchers, tally["researchers"], tally["created"],
                            tally["retired"] + len(orphans), tally["links"], 0, tally["links"])
+
+
+def _store_profiles(conn: psycopg.Connection, label_ids: dict[int, int], joined: set[int], now: dt.datetime) -> None:
+    """The profiles the daily runs score against: each cluster's as its shard built it, under
+    its researcher id; rebuilt from the links for the clusters a join across blocks changed
+    and for researchers holding positions linked since the plan (the shards never saw them)."""
+    conn.execute("CREATE TEMP TABLE rematch_ids (label bigint PRIMARY KEY, researcher_id bigint NOT NULL)"
+                 " ON COMMIT DROP")
+    db.copy_rows(conn, "rematch_ids", ("label", "researcher_id"),
+                 ((label, rid) for label, rid in label_ids.items() if label not in joined))
+    columns = ", ".join(profile_store.COLUMNS)
+    conn.execute(
+        f"INSERT INTO wove.researcher_profiles ({columns})"
+        f" SELECT i.researcher_id, {', '.join('p.' + c for c in profile_store.COLUMNS[1:-1])}, %s"
+        " FROM wove.rematch_profiles p JOIN rematch_ids i USING (label)"
+        " ON CONFLICT (researcher_id) DO UPDATE SET "
+        + ", ".join(f"{c} = excluded.{c}" for c in profile_store.COLUMNS[1:]), (now,))
+    stale = {label_ids[label] for label in joined if label in label_ids} | {r[0] for r in conn.execute(
+        "SELECT DISTINCT rm.researcher_id FROM wove.researcher_mentions rm WHERE NOT EXISTS"
+        " (SELECT 1 FROM wove.rematch_results r WHERE r.arxiv_id = rm.arxiv_id AND r.position = rm.position)")}
+    profile_store.rebuild(conn, sorted(stale), now)
 
 
 def _write_unit(conn, by_id: dict[str, Result], ids: dict[str, int], retired: list[int],
