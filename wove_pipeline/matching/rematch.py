@@ -143,24 +143,22 @@ def shard(conn: psycopg.Connection, shard_id: int, config: MatchConfig | None = 
     overrides = rs.load_overrides(conn)
     conn.execute("DELETE FROM wove.rematch_results WHERE shard = %s", (shard_id,))
     conn.execute("DELETE FROM wove.rematch_profiles WHERE shard = %s", (shard_id,))
-    parts: dict[str, bytes] = {}
-    held: dict[str, Mention] = {}  # the mentions of the chunk being clustered, for their profiles
+    held: dict[str, Mention] = {}  # the mentions of the chunk being clustered
 
     def blocks():
         for block in _shard_blocks(conn, shard_id, chunk_mentions):
-            for m in block:
-                parts[m.mention_id] = evidence_part(m)
-                held[m.mention_id] = m
+            held.update((m.mention_id, m) for m in block)
             yield block
 
     written = 0
     for chunk in cluster_stream(blocks(), overrides, config or MatchConfig(), stats=counts,
                                 first_label=label_base(shard_id), chunk_mentions=chunk_mentions):
+        mentions = [held.pop(r.mention_id) for r in chunk]
         db.copy_rows(conn, "wove.rematch_results", RESULT_COLUMNS, (
             (r.paper_id, r.position, shard_id, r.label, r.outcome, r.score, r.partner, Jsonb(r.evidence), r.block,
-             r.orcid, r.s2_author_id, r.openalex_author_id, r.first, r.last, r.suffix, parts.pop(r.mention_id))
-            for r in chunk))
-        _keep_profiles(conn, shard_id, [held.pop(r.mention_id) for r in chunk], chunk)
+             r.orcid, r.s2_author_id, r.openalex_author_id, r.first, r.last, r.suffix, evidence_part(m))
+            for r, m in zip(chunk, mentions)))
+        _keep_profiles(conn, shard_id, mentions, chunk)
         written += len(chunk)
     return written
 
