@@ -33,6 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import psycopg
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from wove_pipeline.database import access as db
@@ -299,13 +300,14 @@ def _store_profiles(conn: psycopg.Connection, label_ids: dict[int, int], joined:
                  " ON COMMIT DROP")
     db.copy_rows(conn, "rematch_ids", ("label", "researcher_id"),
                  ((label, rid) for label, rid in label_ids.items() if label not in joined))
-    columns = ", ".join(profile_store.COLUMNS)
-    conn.execute(
-        f"INSERT INTO wove.researcher_profiles ({columns})"
-        f" SELECT i.researcher_id, {', '.join('p.' + c for c in profile_store.COLUMNS[1:-1])}, %s"
+    conn.execute(sql.SQL(
+        "INSERT INTO wove.researcher_profiles ({columns}) SELECT i.researcher_id, {built}, %s"
         " FROM wove.rematch_profiles p JOIN rematch_ids i USING (label)"
-        " ON CONFLICT (researcher_id) DO UPDATE SET "
-        + ", ".join(f"{c} = excluded.{c}" for c in profile_store.COLUMNS[1:]), (now,))
+        " ON CONFLICT (researcher_id) DO UPDATE SET {updates}").format(
+            columns=sql.SQL(", ").join(map(sql.Identifier, profile_store.COLUMNS)),
+            built=sql.SQL(", ").join(sql.Identifier("p", c) for c in profile_store.COLUMNS[1:-1]),  # less id, time
+            updates=sql.SQL(", ").join(sql.SQL("{c} = excluded.{c}").format(c=sql.Identifier(c))
+                                       for c in profile_store.COLUMNS[1:])), (now,))
     stale = {label_ids[label] for label in joined if label in label_ids} | {r[0] for r in conn.execute(
         "SELECT DISTINCT rm.researcher_id FROM wove.researcher_mentions rm WHERE NOT EXISTS"
         " (SELECT 1 FROM wove.rematch_results r WHERE r.arxiv_id = rm.arxiv_id AND r.position = rm.position)")}
