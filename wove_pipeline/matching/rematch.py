@@ -166,13 +166,13 @@ def shard(conn: psycopg.Connection, shard_id: int, config: MatchConfig | None = 
 
 def _keep_profiles(conn: psycopg.Connection, shard_id: int, mentions: list[Mention], chunk: list[Result]) -> None:
     """The profile of each cluster of this chunk (a chunk holds whole blocks, so whole clusters),
-    built from its members in (paper, position) order as profile_store.rebuild reads them."""
+    built from its members in (paper, position) order as profile_store.rebuild reads them: a
+    cluster lies in one block, and _shard_blocks yields a block's mentions in that order."""
     members: dict[int, list[Mention]] = defaultdict(list)
     for m, r in zip(mentions, chunk):
         members[r.label].append(m)
     db.copy_rows(conn, "wove.rematch_profiles", PROFILE_COLUMNS, (
-        (*profile_store.profile_row(build_profile(label, sorted(ms, key=lambda m: (m.paper_id, m.position))), None)[:-1],
-         shard_id) for label, ms in members.items()))
+        (*profile_store.profile_row(build_profile(label, ms), None)[:-1], shard_id) for label, ms in members.items()))
 
 
 def _result(row) -> Result:
