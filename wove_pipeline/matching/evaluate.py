@@ -76,6 +76,54 @@ def pairwise(pred: dict[str, Hashable], gold: dict[str, Hashable]) -> PRF:
     return PRF(P, R, _f1(P, R))
 
 
+@dataclass
+class Losses:
+    """Where a clustering's B3 shortfall lies (``b3_losses``). Each mention's B3 recall
+    shortfall (1 - the share of its person's mentions in its cluster) is charged to its
+    person, each precision shortfall to its cluster: ``recall_loss`` sums to N x (1 - R),
+    ``precision_loss`` to N x (1 - P). ``splits``: (loss, the person's cluster sizes, name)
+    per person; ``merges``: (loss, the cluster's people's sizes, names) per cluster; both
+    largest first, losses above zero only. A person's name is the full name (names.Name.key)
+    most of their mentions print; a "shared" name is that of another person of the set too."""
+
+    mentions: int
+    recall_loss: float
+    recall_loss_shared_name: float  # of people whose name another person of the set has
+    precision_loss: float
+    precision_loss_one_name: float  # of clusters whose mentions all print one full name
+    splits: list[tuple[float, list[int], str]]
+    merges: list[tuple[float, list[int], list[str]]]
+
+
+def b3_losses(pred: dict[str, Hashable], gold: dict[str, Hashable], names: dict[str, str]) -> Losses:
+    """B3's shortfall of ``pred`` against ``gold``, by person and by cluster (Losses);
+    ``names``: mention id -> its full-name key."""
+    pred = _restrict(pred, gold)
+    by_person: dict = defaultdict(Counter)  # person -> cluster -> mentions
+    by_cluster: dict = defaultdict(Counter)  # cluster -> person -> mentions
+    printed: dict = defaultdict(Counter)  # person -> full names printed
+    cluster_names: dict = defaultdict(set)
+    for m in gold:
+        by_person[gold[m]][pred[m]] += 1
+        by_cluster[pred[m]][gold[m]] += 1
+        printed[gold[m]][names[m]] += 1
+        cluster_names[pred[m]].add(names[m])
+    person_name = {g: c.most_common(1)[0][0] for g, c in printed.items()}
+    holders = Counter(person_name.values())
+
+    def loss(parts: Counter) -> float:
+        n = sum(parts.values())
+        return n - sum(k * k for k in parts.values()) / n
+
+    splits = sorted(((loss(c), sorted(c.values(), reverse=True), person_name[g]) for g, c in by_person.items()
+                     if len(c) > 1), key=lambda s: -s[0])
+    shared = sum(loss(c) for g, c in by_person.items() if holders[person_name[g]] > 1)
+    merges = sorted(((loss(c), sorted(c.values(), reverse=True), sorted(cluster_names[k])) for k, c in by_cluster.items()
+                     if len(c) > 1), key=lambda s: -s[0])
+    one_name = sum(loss(c) for k, c in by_cluster.items() if len(cluster_names[k]) == 1)
+    return Losses(len(gold), sum(s[0] for s in splits), shared, sum(s[0] for s in merges), one_name, splits, merges)
+
+
 # --------------------------------------------------------------------------- baselines
 
 

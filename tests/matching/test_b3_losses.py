@@ -1,0 +1,31 @@
+"""b3_losses: B3's shortfall charged to the people split and the clusters merged."""
+
+import pytest
+
+from wove_pipeline.matching.evaluate import b3, b3_losses
+
+# three people named "yang liu" (P1 printed once as "y liu") and "bin li", one "bo li"
+GOLD = {"a1": "P1", "a2": "P1", "a3": "P1", "b1": "P2", "c1": "P3", "c2": "P3", "d1": "P4"}
+NAMES = {"a1": "yang liu", "a2": "yang liu", "a3": "y liu", "b1": "yang liu", "c1": "bin li", "c2": "bin li",
+         "d1": "bo li"}
+# P1 split 2 + 1 and merged with P2; P3 split 1 + 1, one half with P4
+PRED = {"a1": "X", "a2": "X", "b1": "X", "a3": "Y", "c1": "Z", "d1": "Z", "c2": "W"}
+
+
+def test_losses_add_up_to_b3_and_say_where():
+    losses = b3_losses(PRED, GOLD, NAMES)
+    score = b3(PRED, GOLD)
+    assert losses.mentions == 7
+    assert losses.recall_loss == pytest.approx(7 * (1 - score.recall))
+    assert losses.precision_loss == pytest.approx(7 * (1 - score.precision))
+    # P1: 3 - (2^2 + 1^2) / 3; P3: 2 - (1 + 1) / 2
+    assert losses.splits == [(pytest.approx(4 / 3), [2, 1], "yang liu"), (pytest.approx(1.0), [1, 1], "bin li")]
+    assert losses.recall_loss_shared_name == pytest.approx(4 / 3)  # P2 is a "yang liu" too
+    # X: 3 - (2^2 + 1^2) / 3, one name printed; Z: 2 - (1 + 1) / 2, two names
+    assert losses.merges == [(pytest.approx(4 / 3), [2, 1], ["yang liu"]), (pytest.approx(1.0), [1, 1], ["bin li", "bo li"])]
+    assert losses.precision_loss_one_name == pytest.approx(4 / 3)
+
+
+def test_a_perfect_clustering_loses_nothing():
+    losses = b3_losses(GOLD, GOLD, NAMES)
+    assert (losses.recall_loss, losses.precision_loss, losses.splits, losses.merges) == (0, 0, [], [])
