@@ -357,4 +357,22 @@ to 1.8 s (sampled) and the day's CPU from 93 s to 78 s (2.43x the 10k day's); th
 of RAM; sampled, seconds inside each function: serving's incremental apply 19.4, loading the
 candidate profiles 12.2, the metrics' paper states 7.3, loading the day's positions and the
 representatives 6.7, matching's upserts 6.4): reads that the 0.5 GiB archive serves from memory.
+**Where the 100k day grows, by statement (2026-12-05, afternoon; c5ed85b; --no-write, so not in
+the table).** A fresh 10k archive and a fresh 100k one, each day alone and cold: 10k 31.6 s
+(sampled), 100k 67.8 s (sampled), then 62.7 s and 63.9 s on the same 100k archive restored from a
+copy with its statements logged and explained (auto_explain with buffers). Sampled, inclusive,
+10k -> 100k: matching 13.0 -> 29.5 s (the group model's day step, join_new_groups, 2.5 -> 8.8; pair
+scoring 5.3 -> 9.8; candidate lookups 0.9 -> 3.3; loading the positions 0.7 -> 2.1), the metrics
+1.7 -> 7.7 (paper states 0.37 -> 5.0), serving 3.5 (a full rebuild at 10k) -> 10.1. The metrics'
+and serving's growth is one thing: collaboration papers re-stated whole. The day retired 56
+researchers (13 at 10k), and a retired researcher's links all move, so each 2,500-author paper
+it was on becomes a candidate: the metrics' 1,354 candidate papers held 336,649 positions (the
+day's own 1,208 papers hold 14,328). The paper-state statement aggregated them four times (4.2
+s); serving staged 371,323 positions for 1,988 papers' author lists (_stage_papers, 3.2 s) and
+researcher_papers (1.4 s). Tried: reading the candidates' links and authorships once
+(materialized CTEs) for all four aggregates: 4.2 -> 4.8 s, because each aggregate then sorts
+336,649 rows that the index had given in order. Reverted. Two things would remove this cost.
+One: change keys per moved position rather than per paper, with paper states and serving author
+lists patched for the moved positions only. Two: fewer bridging merges; on this archive they are
+mostly twins of the bench's copies (above).
 """
