@@ -1,5 +1,6 @@
 """A labelled set's papers are embedded once and kept by text: a rerun embeds nothing, a
-changed abstract is embedded again, and a paper without text gets no vector."""
+changed abstract embeds the set again in one call (its vectors never mix batches), and a paper
+without text gets no vector."""
 
 import numpy as np
 
@@ -38,5 +39,8 @@ def test_vectors_are_kept_by_text_and_shared_by_a_papers_positions(tmp_path, mon
 
     papers["2"]["abstract"] = "A new abstract."
     changed = CountingEmbedder()
-    assert attach_vectors("tiny", papers, mentions, embedder=changed, log=lambda s: None) == 1
-    assert changed.texts == ["Galaxy clusters\nA new abstract."]
+    assert attach_vectors("tiny", papers, mentions, embedder=changed, log=lambda s: None) == 2
+    assert sorted(changed.texts) == ["Dark matter halos\nWe fit profiles.", "Galaxy clusters\nA new abstract."]
+    assert mentions[2].embedding.tolist() == [31.0, 1.0, 0.0]
+    with np.load(cache_path("tiny")) as kept:  # the old text's vector is not kept
+        assert len(kept["keys"]) == 2

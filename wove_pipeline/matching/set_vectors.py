@@ -6,7 +6,8 @@ by mention_load). A labelled set's papers are embedded here with the same model 
 text (``search.embedding.paper_text``). Embedding is slow on a CPU (the six real sets, 25,800
 papers: about 47 minutes on one core), so vectors are kept under
 ``<WOVE_HOME>/cache/set-vectors/<set>.npz``, keyed by a digest of the model and the text: a
-rerun reads them, and a changed abstract is embedded again.
+rerun reads them, and a changed text embeds the set's texts again, all in one call (a vector
+depends slightly on the batch it was encoded in).
 """
 
 from __future__ import annotations
@@ -55,6 +56,13 @@ def attach_vectors(set_name: str, papers: dict[str, dict], mentions: list[Mentio
     keys = {pid: text_key(t) for pid, t in texts.items() if t}
     path = cache_path(set_name)
     kept = _read(path)
+    if any(k not in kept for k in keys.values()):
+        # every text of the set again, in one call: a text's vector depends, by a float16
+        # step, on the batch it is encoded in, so vectors kept from other calls made a model
+        # that depended on the cache's history (26 of the sandbox's 2,500 vectors one step
+        # off moved held-out B3 F1 by up to 0.008: bench/RESULTS.md, "Author matching
+        # errors"). A set's vectors are a function of its texts alone.
+        kept = {}
     todo = sorted({k: texts[pid] for pid, k in keys.items() if k not in kept}.items())
     if todo:
         log(f"  {set_name}: embedding {len(todo):,} paper texts with {EMBEDDING_MODEL} (kept in {path})")
