@@ -60,8 +60,8 @@ def attach_vectors(set_name: str, papers: dict[str, dict], mentions: list[Mentio
         # every text of the set again, in one call: a text's vector depends, by a float16
         # step, on the batch it is encoded in, so vectors kept from other calls made a model
         # that depended on the cache's history (26 of the sandbox's 2,500 vectors one step
-        # off moved held-out B3 F1 by up to 0.008: bench/RESULTS.md, "Author matching
-        # errors"). A set's vectors are a function of its texts alone.
+        # off moved held-out figures by up to 0.008, ads' newest-10% gap: bench/RESULTS.md,
+        # after "Author matching errors"). A set's vectors are a function of its texts alone.
         kept = {}
     todo = sorted({k: texts[pid] for pid, k in keys.items() if k not in kept}.items())
     if todo:
