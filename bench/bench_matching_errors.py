@@ -18,9 +18,8 @@ import time
 
 from bench.bench_matching_quality import dev_arguments
 from wove_pipeline.matching import match_all
-from wove_pipeline.matching.assignment import MatchConfig
 from wove_pipeline.matching.evaluate import b3_losses
-from wove_pipeline.matching.quality import _held_out_model, held_out
+from wove_pipeline.matching.quality import held_out
 from wove_pipeline.matching.train import dev_dirs
 
 TOP = 3
@@ -28,6 +27,14 @@ TOP = 3
 
 def _share(part: float, whole: float) -> str:
     return f"{part / whole:.0%}" if whole else "-"
+
+
+def _largest(items: list, whole: float) -> str:
+    """The TOP largest splits or merges: loss (share of ``whole``), the pieces' sizes, the name(s)."""
+    def one(loss: float, sizes: list[int], names) -> str:
+        label = names if isinstance(names, str) else " / ".join(names[:3])
+        return f"{loss:.0f} ({_share(loss, whole)}): {'+'.join(map(str, sizes[:6]))}{'+...' if len(sizes) > 6 else ''} {label}"
+    return "; ".join(one(*item) for item in items[:TOP])
 
 
 def main(argv=None) -> int:
@@ -40,15 +47,11 @@ def main(argv=None) -> int:
              "| set | mentions | 1 - R | of it, people whose name another person prints | 1 - P | of it, clusters of one printed name | largest splits | largest merges |",
              "|---|---:|---:|---:|---:|---:|---|---|"]
     for s in held.sets:
-        config = MatchConfig(model=_held_out_model(held.fits[s.name], held.linkage, held.groups[s.name]))
-        pred = match_all(s.mentions, config=config).clusters
+        pred = match_all(s.mentions, config=held.config(s.name)).clusters
         losses = b3_losses(pred, s.gold, {m.mention_id: m.name.key for m in s.mentions})
         n = losses.mentions
-        splits = "; ".join(f"{loss:.0f} ({_share(loss, losses.recall_loss)}): {'+'.join(map(str, sizes[:6]))}"
-                           f"{'+...' if len(sizes) > 6 else ''} {name}" for loss, sizes, name in losses.splits[:TOP])
-        merges = "; ".join(f"{loss:.0f} ({_share(loss, losses.precision_loss)}): {'+'.join(map(str, sizes[:6]))}"
-                           f"{'+...' if len(sizes) > 6 else ''} {' / '.join(names[:3])}"
-                           for loss, sizes, names in losses.merges[:TOP])
+        splits = _largest(losses.splits, losses.recall_loss)
+        merges = _largest(losses.merges, losses.precision_loss)
         lines.append(f"| {s.name} | {n:,} | {losses.recall_loss / n:.3f} | "
                      f"{_share(losses.recall_loss_shared_name, losses.recall_loss)} | {losses.precision_loss / n:.3f} | "
                      f"{_share(losses.precision_loss_one_name, losses.precision_loss)} | {splits} | {merges} |")

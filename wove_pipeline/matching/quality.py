@@ -54,6 +54,10 @@ class HeldOut:
     linkage: tuple
     seed: int
 
+    def config(self, name: str) -> MatchConfig:
+        """What set ``name`` is matched with when held out: its pair and group models."""
+        return MatchConfig(model=_held_out_model(self.fits[name], self.linkage, self.groups[name]))
+
 
 def held_out(dirs: list[str], *, vectors: bool = True, seed: int = SEED) -> HeldOut:
     """``seed``: of the training pairs' sampling and hidden evidence (train.set_pairs, train.fit);
@@ -73,7 +77,7 @@ def leave_one_out_scores(dirs: list[str], *, log=print, incremental: bool = Fals
     held = held or held_out(dirs, vectors=vectors, seed=seed)
     out = []
     for s in held.sets:
-        config = MatchConfig(model=_held_out_model(held.fits[s.name], held.linkage, held.groups[s.name]))
+        config = held.config(s.name)
         score = score_set(s.name, s.mentions, s.gold, config)
         if incremental:
             score.incremental = incremental_gap(s.mentions, s.gold, config)
