@@ -21,7 +21,7 @@ class MatchConfig:
     candidate_clusters: int = 32
     # the daily assignment by profile likewise, in a block holding more profiles than this
     # (profile_assign.bounded_candidates): what a day reads stays near a small archive's as
-    # blocks grow. 2 (with 4 representatives below): on the six real sets the newest 10%
+    # blocks grow. 2 (with 4 representatives, then): on the six real sets the newest 10%
     # assigned by profile score within 0.0083 B3 F1 of link by link, the same worst set and
     # figure as 4 candidates of 8 (acl_homonyms; tests/matching/test_profiles.py; 2026-12-04,
     # candidates, representatives -> largest gap: 4, 8 -> 0.0083; 4, 4 -> 0.0083; 2, 8 ->
@@ -33,9 +33,16 @@ class MatchConfig:
     profile_candidates: int = 2
     # a candidate profile is scored by its heaviest representatives in the block, at most this
     # many (a profile keeps up to profiles.MAX_REPRESENTATIVES): what a day reads per candidate
-    # is its representatives' papers, cold on an archive bigger than memory. 4: see above (8,
-    # with 4 candidates, until 2026-12-04). 0: every one
-    profile_representatives: int = 4
+    # is its representatives' papers, cold on an archive bigger than memory. 12 (2026-12-05):
+    # held out on the six real sets, the newest 10% assigned by profile then score within 0.005
+    # B3 F1 of matching everything at once (issue 21's incremental bar), on every set; with 4 or
+    # 8, acl_blocks and acl_homonyms did not (gaps 4 -> 8 -> 12 -> 16: acl_blocks +0.0088,
+    # +0.0091, +0.0047, +0.0047; acl_homonyms +0.0142, +0.0142, +0.0029, +0.0029; the others
+    # within 0.0048 throughout): a heavy profile's lighter representatives are members its
+    # mean cannot leave out. The price: a 100k archive's day read 114,223 positions against
+    # 63,656, its researchers step 35.7 s against 30.5 (bench/RESULTS.md, "Day after an archive
+    # of other people"). 0: every one
+    profile_representatives: int = 12
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)
     workers: int = 1  # processes for match_all and large incremental runs (blocks are independent)
