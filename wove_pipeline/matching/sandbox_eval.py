@@ -65,10 +65,16 @@ def world_mentions(world, papers=None) -> tuple[list[Mention], dict[str, int]]:
 
 def attach_world_vectors(world, mentions: list[Mention]) -> None:
     """Each mention gets its paper's sentence vector, as the embedding stage would make it
-    (set_vectors: embedded once, then kept; one cache for every sandbox world, by text)."""
+    (set_vectors: embedded once, then kept). One cache per world, named by its papers: a set's
+    cache is embedded again whole when a text is missing, so one cache shared by the training
+    world (seed 11) and the bar's (seed 7) was embedded again on every switch between them."""
+    import hashlib
+
     from .set_vectors import attach_vectors
 
-    attach_vectors("sandbox", {p.arxiv_id: {"title": p.title, "abstract": p.abstract} for p in world.papers}, mentions)
+    ids = hashlib.sha256(" ".join(sorted(p.arxiv_id for p in world.papers)).encode()).hexdigest()[:12]
+    attach_vectors(f"sandbox-{ids}", {p.arxiv_id: {"title": p.title, "abstract": p.abstract} for p in world.papers},
+                   mentions)
 
 
 def sandbox_eval(seed: int = 7, papers_per_day: int = 250, days: int = 10, *, thin: bool = False,
