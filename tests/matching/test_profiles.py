@@ -43,7 +43,6 @@ def test_profile_assignment_agrees_with_link_by_link_on_real_sets(name):
     assert all(by_profile.links[m.mention_id].outcome for m in new)
 
 
-
 @pytest.mark.parametrize("name", ["acl_blocks", "acl_homonyms"])
 def test_by_profile_with_sentence_vectors_stays_within_the_incremental_bar_of_batch(name):
     """Issue 21's incremental bar, the daily run's way: with the papers' sentence vectors (as
@@ -60,6 +59,7 @@ def test_by_profile_with_sentence_vectors_stays_within_the_incremental_bar_of_ba
     by_profile = b3(incremental_by_profiles(old, match_all(old).clusters, new).clusters, gold).f1
     print(f"{name}: B3 F1 batch {batch:.4f}, newest 10% by profile {by_profile:.4f} ({by_profile - batch:+.4f})")
     assert batch - by_profile <= 0.005
+
 
 def _mention(k: int, *, first="Peng", coauthors=(), venue=None, year=2020) -> Mention:
     return Mention(f"p{k:04d}:0", f"p{k:04d}", 0, first=first, last="Wang", coauthor_keys=list(coauthors),
