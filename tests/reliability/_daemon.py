@@ -95,7 +95,9 @@ class Daemon:
             time.sleep(every)
 
     def stop(self) -> None:
-        """The daemon, its code server and any run worker left: one process group."""
+        """The daemon, its code server and any run worker left: one process group. SIGTERM
+        first, so that the daemon ends cleanly; then SIGKILL to whatever of the group is left,
+        the daemon gone or not (a code server outlived its SIGTERMed daemon by half an hour)."""
         for sig, grace in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
             try:
                 os.killpg(self.proc.pid, sig)
@@ -103,7 +105,6 @@ class Daemon:
                 break
             try:
                 self.proc.wait(grace)
-                break
             except subprocess.TimeoutExpired:
                 continue
 
