@@ -106,7 +106,7 @@ class Daemon:
             try:
                 self.proc.wait(grace)
             except subprocess.TimeoutExpired:
-                continue
+                pass  # SIGKILL next
 
     def __enter__(self) -> "Daemon":
         return self

@@ -40,9 +40,9 @@ class MatchConfig:
     # +0.0091, +0.0047, +0.0047; acl_homonyms +0.0142, +0.0142, +0.0029, +0.0029; the others
     # within 0.0048 throughout; under two other training samples acl_blocks stays just over,
     # 0.0058 and 0.0057 against 0.0088 and 0.0107 with 4): a heavy profile's lighter
-    # representatives are members its mean cannot leave out. The price: a 100k archive's day read 114,223 positions against
-    # 63,656, its researchers step 35.7 s against 30.5 (bench/RESULTS.md, "Day after an archive
-    # of other people"). 0: every one
+    # representatives are members its mean cannot leave out. The price: a 100k archive's day
+    # read 114,223 positions against 63,656, its researchers step 35.7 s against 30.5
+    # (bench/RESULTS.md, "Day after an archive of other people"). 0: every one
     profile_representatives: int = 12
     batch_size: int = 400  # small blocks are packed into batches of about this many mentions
     chunk_cells: int = 2_000_000  # max rows*cols scored at once in assignment (20 float32 features a cell)

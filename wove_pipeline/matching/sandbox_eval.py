@@ -9,6 +9,8 @@ title + abstract and the v1 date. The ground truth (``Authorship.person_id``,
 
 from __future__ import annotations
 
+import hashlib
+
 from .alignment import align_authorships
 from .mentions import MAX_COAUTHOR_AUTHORS, Mention, coauthor_fields, normalize_orcid
 from .names import make_name
@@ -68,8 +70,6 @@ def attach_world_vectors(world, mentions: list[Mention]) -> None:
     (set_vectors: embedded once, then kept). One cache per world, named by its papers: a set's
     cache is embedded again whole when a text is missing, so one cache shared by the training
     world (seed 11) and the bar's (seed 7) was embedded again on every switch between them."""
-    import hashlib
-
     from .set_vectors import attach_vectors
 
     ids = hashlib.sha256(" ".join(sorted(p.arxiv_id for p in world.papers)).encode()).hexdigest()[:12]

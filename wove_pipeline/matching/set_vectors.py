@@ -49,13 +49,14 @@ def _write(path: str, vectors: dict[str, np.ndarray]) -> None:
 
 def attach_vectors(set_name: str, papers: dict[str, dict], mentions: list[Mention], *,
                    embedder: Embedder | None = None, log: Callable[[str], None] = print) -> int:
-    """Give each mention its paper's vector (one array per paper); embed the texts not kept
-    yet. A paper without title and abstract gets none (the feature is missing). Returns the
-    number of texts embedded now."""
+    """Give each mention its paper's vector (one array per paper); embed the set's texts when
+    any is not kept yet. A paper without title and abstract gets none (the feature is
+    missing). Returns the number of texts embedded now."""
     texts = {pid: paper_text(p.get("title"), p.get("abstract")) for pid, p in papers.items()}
     keys = {pid: text_key(t) for pid, t in texts.items() if t}
     path = cache_path(set_name)
     kept = _read(path)
+    todo: list[tuple[str, str]] = []
     if any(k not in kept for k in keys.values()):
         # every text of the set again, in one call: a text's vector depends, by a float16
         # step, on the batch it is encoded in, so vectors kept from other calls made a model
@@ -63,8 +64,7 @@ def attach_vectors(set_name: str, papers: dict[str, dict], mentions: list[Mentio
         # off moved held-out figures by up to 0.008, ads' newest-10% gap: bench/RESULTS.md,
         # after "Author matching errors"). A set's vectors are a function of its texts alone.
         kept = {}
-    todo = sorted({k: texts[pid] for pid, k in keys.items() if k not in kept}.items())
-    if todo:
+        todo = sorted({k: texts[pid] for pid, k in keys.items()}.items())
         log(f"  {set_name}: embedding {len(todo):,} paper texts with {EMBEDDING_MODEL} (kept in {path})")
         embedder = embedder or Embedder(EmbeddingModelConfig(name=EMBEDDING_MODEL))
         for (k, _), v in zip(todo, embedder.encode([t for _, t in todo])):
