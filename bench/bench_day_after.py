@@ -114,6 +114,7 @@ class _Sampler:
         self.every_s, self.main = every_s, threading.main_thread().ident
         self.inclusive: dict[str, int] = {}
         self.inner: dict[str, int] = {}
+        self.inner_line: dict[str, int] = {}  # the innermost wove line: which statement of a hot function
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -121,19 +122,21 @@ class _Sampler:
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
             frame = sys._current_frames().get(self.main)
-            names, inner = [], None
+            names, inner, line = [], None, None
             while frame is not None:
                 code = frame.f_code
                 if "wove_pipeline" in code.co_filename:
                     name = f"{Path(code.co_filename).stem}.{code.co_name}"
                     names.append(name)
                     inner = inner or name
+                    line = line or f"{name}:{frame.f_lineno}"
                 frame = frame.f_back
             self.samples += 1
             for name in set(names):
                 self.inclusive[name] = self.inclusive.get(name, 0) + 1
             if inner:
                 self.inner[inner] = self.inner.get(inner, 0) + 1
+                self.inner_line[line] = self.inner_line.get(line, 0) + 1
 
     def __enter__(self) -> "_Sampler":
         self._thread.start()
@@ -146,7 +149,8 @@ class _Sampler:
     def summary(self, top: int = 40) -> dict:
         s = self.every_s
         pick = lambda d: {k: round(v * s, 2) for k, v in sorted(d.items(), key=lambda kv: -kv[1])[:top]}  # noqa: E731
-        return {"seconds": round(self.samples * s, 1), "inclusive_s": pick(self.inclusive), "inner_s": pick(self.inner)}
+        return {"seconds": round(self.samples * s, 1), "inclusive_s": pick(self.inclusive), "inner_s": pick(self.inner),
+                "inner_line_s": pick(self.inner_line)}
 
 
 class _RssGuard:

@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .model import contributions, score_pairs
-from .scoring import BlockNames, MatchData, sigmoid
+from .scoring import BlockNames, MatchData, sigmoid, used_columns
 
 GROUP_FEATURES: tuple[str, ...] = (
     "p_mean",  # mean pair probability between the groups
@@ -133,7 +133,7 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
 
     member = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))  # groups x their mentions
     for name, X in (("coauthors_named_share", data.coauthor_names), ("coauthors_share", data.coauthors)):
-        B = (member @ X[idx]).tocsr()
+        B = (member @ used_columns(X[idx])).tocsr()
         B.data[:] = 1.0
         count = np.asarray(B.sum(1)).ravel()
         smaller = np.minimum(count[I], count[J])
@@ -146,7 +146,7 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
     f["embedding_cosine"] = np.where((norms[I] > 0) & (norms[J] > 0), np.einsum("ij,ij->i", E[I], E[J]), np.nan)
     for name, X in (("text_cosine", data.text[rows]), ("venue_cosine", data.venue[idx]),
                     ("affiliation_cosine", data.affil[idx])):
-        A, has = _unit_rows((member @ X).tocsr())
+        A, has = _unit_rows((member @ used_columns(X)).tocsr())
         f[name] = np.where(has[I] & has[J], _row_dot(A, I, J), np.nan)
 
     year = data.year[idx][order]

@@ -318,9 +318,21 @@ class _Pairing:
         c = self.c if rmap is None else rmap[self.c]
         if self.pairs:
             out = np.asarray(X[r].multiply(X[c]).sum(1)).ravel().astype(np.float32)
-        else:
-            out = (X[r] @ X[c].T).toarray().astype(np.float32)
+        else:  # the product transposes X[c]: a buffer as wide as X (used_columns)
+            both = used_columns(X[np.concatenate([r, c])])
+            out = (both[:len(r)] @ both[len(r):].T).toarray().astype(np.float32)
         return out.round(self.DECIMALS)
+
+
+def used_columns(X: sp.csr_matrix) -> sp.csr_matrix:
+    """X without the columns none of its rows uses (the kept ones in their order: products and
+    sums come out the same). scipy's matrix product, a transpose, and an element-wise
+    product of matrices whose indices are not sorted allocate and fill buffers as wide as
+    the matrix: over the 2^18 to 2^20 hashed terms of a text or venue vocabulary that is
+    about a millisecond a call, and a day's run makes tens of thousands of calls on a few
+    rows each (the group step's features of 10 groups: 18.5 -> 0.8 ms)."""
+    used, inverse = np.unique(X.indices, return_inverse=True)
+    return sp.csr_matrix((X.data, inverse.ravel(), X.indptr), shape=(X.shape[0], max(len(used), 1)))
 
 
 @dataclass
