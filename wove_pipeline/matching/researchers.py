@@ -179,6 +179,7 @@ def match_researchers(
     now = now or dt.datetime.now(dt.timezone.utc)
     db.advisory_lock(conn, "researchers")
     db.price_random_reads_as_ssd(conn)  # a day reads its papers' rows by index, not whole tables
+    db.sort_in_memory(conn)
     overrides = load_overrides(conn)
     inputs = changed_inputs(conn)  # papers whose inputs moved, or never matched
     scoped = not full and _links_have_blocks(conn)

@@ -54,9 +54,6 @@ from wove_pipeline.matching.mentions import MAX_COAUTHOR_AUTHORS
 from wove_pipeline.metrics import statements
 
 LOCK_KEY = "wove-metrics"
-# The aggregates sort a few hundred thousand rows a day (millions in a full run): with the
-# default 4 MB they spill to disk. Set for the metrics transaction only.
-WORK_MEM = "128MB"
 
 
 def h_index(citations: Iterable[int | None]) -> int:
@@ -218,7 +215,7 @@ def recompute_all(conn: psycopg.Connection) -> MetricsRun:
     t0 = time.perf_counter()
     phases = _Phases()
     db.advisory_lock(conn, LOCK_KEY)
-    conn.execute("SELECT set_config('work_mem', %s, true)", (WORK_MEM,))
+    db.sort_in_memory(conn)
     started = db.fetch_value(conn, "SELECT now()")
     conn.execute("TRUNCATE wove.researcher_metrics, wove.researcher_coauthors, wove.institution_metrics,"
                  " wove.metrics_institution_researchers, wove.metrics_paper_state")
@@ -264,7 +261,7 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
     t0 = time.perf_counter()
     phases = _Phases()
     db.advisory_lock(conn, LOCK_KEY)
-    conn.execute("SELECT set_config('work_mem', %s, true)", (WORK_MEM,))
+    db.sort_in_memory(conn)
     if db.fetch_value(conn, "SELECT max(watermark) FROM wove.metrics_runs") is None:
         return recompute_all(conn)
     changes = _take_changes(conn)
