@@ -62,7 +62,8 @@ PUBLISH_ORDER = ["researchers", "researcher_metrics", "serving"]
 # earlier codes, in RESULTS.md: "8 candidates a position, looked up by key, scored by position" and before
 CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig().profile_representatives} representatives"
         " a candidate, keys by B-tree, publish checks by the day, plans by index, room to update in place,"
-        " metrics by who moved, bridges through the day")
+        " metrics by who moved, bridges through the day, states joined whole, products over used columns,"
+        " sorts in memory")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded

@@ -125,7 +125,6 @@ def _publish_snapshot(conn: psycopg.Connection, site_url: str, full: bool, full_
     """The publish's transaction: choose the mode, write the tables, record the publish."""
     # one snapshot of the core tables and of the change log for every statement
     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-    db.sort_in_memory(conn)
     migration = db.fetch_value(conn, "SELECT max(version) FROM wove.schema_migrations")
     reason = "requested" if full else _full_rebuild_reason(conn, site_url, migration)
     if reason is None and _copy_changes(conn):
