@@ -89,6 +89,8 @@ def _current(f: dict) -> bool:
 
 def _figures_path(target: int, code: str = CODE) -> Path:
     tag = FILE_TAG.get(code) or re.sub(r"[^a-z0-9]+", "-", code.lower()).strip("-")
+    if len(tag) > 160:  # a file name holds 255 bytes: the long codes' tags end in a digest
+        tag = f"{tag[:140]}-{hashlib.sha256(code.encode()).hexdigest()[:12]}"
     return OUT / f"{target}-{tag}.json"
 
 
