@@ -425,4 +425,46 @@ table's last rows), each pair of lines measured in one period:
 - day after 9,452 papers: 73.7 s (1.00 x the 10k day); CPU 78 s (19:00, the slow period)
 - day after 1,001,912 papers: 196.8 s (2.67 x the 10k day); CPU 184 s (2.35 x) (18:56, the slow period)
 Bar (R <= 1.3 at 1,000,000): not met.
+
+**Cheaper per call (2026-12-05, night; a569999..a5a5b27; --no-write, so not in the table).**
+Sampled on copies of one 100k archive (the bench's sampler now also keeps the innermost wove
+line). None of it changes a decision: the day's links against the world's truth are the same
+to the last digit (recall 0.9669, precision 0.9797, 581 of 589 newcomers kept apart at 100k).
+- The group step's features summed members' rows of matrices as wide as their vocabulary
+  (2^20 hashed co-author and affiliation keys); scipy's matrix product and transpose allocate
+  a buffer that wide on every call, and a day makes tens of thousands of calls on a few rows.
+  Now over the columns used, where a matrix is at least 64 times wider than its entries
+  (scoring.used_columns): 10 groups' features 18.5 -> 0.8 ms; the day's group step, sampled
+  under the same background load, 16.9 -> 11.8 s.
+- Pair similarities where a few rows are paired many times over (the daily assignment's: e.g.
+  13,998 pairs among 19 x 153 rows) are read off that rectangle: 38 -> 4 ms such a call.
+- Paper states: links and authorships read once each and joined whole (a merge full join on
+  the primary keys) into one row per position, instead of probing one table per position of
+  the other: 1,340 candidates with 286,546 positions of the 100k archive, 4.0 -> 3.4 s, the same
+  rows; in the day (A/B below) 4.97 -> 4.52 s. (The materialized CTEs tried above were
+  slower than the probes; this join is faster, alone and in the day.)
+- Sorts of the matching run in memory up to 128 MB (db.sort_in_memory, as the metrics had):
+  its profile upsert had spilled 16 MB. Not for the publish: with it, its staged-row inserts
+  went from 2.7 to 6.6 s.
+Same period, old code (b13de14) and new, one after the other, cold: 100k 73.5 -> 69.7 s (CPU
+72.3 -> 68.4 s; researchers 40.4 -> 36.1 s, paper states 4.97 -> 4.52 s), 10k 42.0 -> 40.9 s (CPU
+44.5 -> 43.4 s): R at 100k 1.75 -> 1.70 (CPU 1.62 -> 1.58). A few percent: the day's cost at
+scale is elsewhere.
+At 1,000,000 papers (fresh archive grown in 56 min at nice 10 beside the runs above; 45.2 GiB),
+with 12 representatives and this code: **109.9 s** (daily assets 19.0, researchers 57.0 with
+122,109 positions loaded, metrics 12.1, serving 20.2; CPU 95.1 s; recall 0.9699, precision
+0.9826). Its 10k day, run just before: 33.5 s (CPU 35.8 s): R = **3.28** (CPU 2.66). The same
+10k day ten minutes later took 40.9 s (R 2.69 against it): this machine's speed moved 22% in
+that time. Statements over 300 ms in the 1,000,000 day (server log, 59 s of them): the author
+lists of the papers the day touched (_stage_papers 5.9 s) and their paper states (5.7 s), both
+mostly old collaboration papers whose links moved with 67 retired researchers; candidate
+lookups (token postings 5.0 s, candidate profiles 4.3 s, block sizes 1.3 s: B-tree and profile
+pages read cold); the day's authorships COPY 4.0 s (index pages of a 10.7M-row table); loading
+the representatives' positions 3.3 + 1.4 s; serving's researcher_papers 2.5 + 2.4 s; the matching
+run's totals, two counts of whole tables, 0.8 s.
+In the bar's form (one period, 20:54-21:00, cold, sampled):
+- day after 9,452 papers: 33.5 s (1.00 x the 10k day); CPU 36 s
+- day after 103,972 papers: 65.5 s (1.96 x the 10k day); CPU 64 s (1.80 x)
+- day after 1,001,912 papers: 109.9 s (3.28 x the 10k day); CPU 95 s (2.66 x)
+Bar (R <= 1.3 at 1,000,000): not met.
 """
