@@ -84,7 +84,8 @@ def sort_in_memory(conn: psycopg.Connection) -> None:
     """For the rest of the transaction, let each sort and hash use up to SORT_MEMORY before it
     spills to disk (the metrics' aggregates; the matching run's upserts). Not the publish:
     with it, the publish's inserts of its staged rows went from 2.7 to 6.6 s (sampled, the day
-    after 100,000 papers; more memory makes plans that hash whole tables look cheap)."""
+    after 100,000 papers; plans not read: more memory can make hashing a whole table look
+    cheaper than probing its index)."""
     conn.execute("SELECT set_config('work_mem', %s, true)", (SORT_MEMORY,))
 
 

@@ -27,7 +27,7 @@ al AS (
 ),
 pos AS MATERIALIZED (      -- one row per position with either: joined whole, not probed row by row
     SELECT coalesce(ml.arxiv_id, al.arxiv_id) AS arxiv_id, coalesce(ml.position, al.position) AS position,
-           ml.researcher_id, al.arxiv_id IS NOT NULL AS aligned, al.s2_author_id, al.openalex_author_id,
+           ml.researcher_id, al.arxiv_id IS NOT NULL AS has_authorship, al.s2_author_id, al.openalex_author_id,
            al.institution_ids
     FROM ml FULL JOIN al ON al.arxiv_id = ml.arxiv_id AND al.position = ml.position
 ),
@@ -43,7 +43,7 @@ a AS (                     -- each paper's aligned authorships
            string_agg(position::text || ':' || coalesce(s2_author_id, '') || ':'
                       || coalesce(openalex_author_id, '') || ':' || array_to_string(institution_ids, ';'),
                       ',' ORDER BY position) AS aligned
-    FROM pos WHERE aligned
+    FROM pos WHERE has_authorship
     GROUP BY arxiv_id
 ),
 i AS (                     -- its institutions, and who was at each
