@@ -29,7 +29,10 @@ Steps 1-2 are not timed as the day. A 1,000,000-paper archive takes an hour to g
 ``--keep`` a size stops after step 2 and keeps its home (its path in the size's JSON), and
 ``--day-on HOME`` runs step 3 there later, with the code of that moment (once: the day
 changes the archive; its home is removed after). ``--cold`` drops the kernel's page cache
-before each day (root), so that days compare from the same cold start. Lines ``day after N papers: S s (R x the 10k day)`` go to
+before each day (root), so that days compare from the same cold start. ``--after-a-day`` grows
+the archive one day short and runs that day (daily run and publish, untimed) just before THE
+day, as a server that runs every day has: what a day reads that the day before read too (the
+crowded name blocks' keys, the indexes' upper levels) is then in the caches, the rest is not. Lines ``day after N papers: S s (R x the 10k day)`` go to
 RESULTS.md with a per-stage table.
 """
 
@@ -66,6 +69,8 @@ CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig
         " sorts in memory")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
+# the day run right after the day before it (--after-a-day), not first on a grown archive
+AFTER_A_DAY = ", after the day before"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
 _EIGHT = "8 candidates a position, looked up by key, scored by position"
 FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-people",
@@ -78,13 +83,13 @@ FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-p
             "candidates read whole": "whole"}
 
 
-def _code(people: str) -> str:
-    return CODE + (OTHER_PEOPLE if people == "other" else "")
+def _code(people: str, after_a_day: bool = False) -> str:
+    return CODE + (OTHER_PEOPLE if people == "other" else "") + (AFTER_A_DAY if after_a_day else "")
 
 
 def _current(f: dict) -> bool:
-    """Figures made with today's matching code (of either kind of archive)."""
-    return f["code"].replace(OTHER_PEOPLE, "") == CODE
+    """Figures made with today's matching code (of either kind of archive, either way of running the day)."""
+    return f["code"].replace(AFTER_A_DAY, "").replace(OTHER_PEOPLE, "") == CODE
 
 
 def _figures_path(target: int, code: str = CODE) -> Path:
@@ -331,24 +336,25 @@ def drop_page_cache() -> None:
 
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
              rss_limit_gib: float = 8.5, people: str = "twins", keep: bool = False, day_on: Path | None = None,
-             cold: bool = False) -> dict:
+             cold: bool = False, after_a_day: bool = False) -> dict:
     import psycopg
 
     from bench.bench_backfill import _commit, _openalex_budget
     from wove_pipeline.sandbox.generator import generate_world
 
-    code = _code(people)
+    code = _code(people, after_a_day)
     path = _figures_path(target, code)
     log = lambda s: print(f"[{target}]{s}", flush=True)  # noqa: E731
     if day_on:  # the archive a --keep run grew: its figures so far, the day now, by today's code
         kept_path, fig = _kept(day_on)
-        if fig["target"] != target or fig["people"] != people:
-            raise SystemExit(f"{kept_path}: grown for {fig['target']} papers, people {fig['people']}")
+        if fig["target"] != target or fig["people"] != people or fig.get("after_a_day", False) != after_a_day:
+            raise SystemExit(f"{kept_path}: grown for {fig['target']} papers, people {fig['people']}, "
+                             f"after a day {fig.get('after_a_day', False)}")
         kept_path.unlink()
         fig.update(code=code, commit=_commit())
     else:
         fig = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days,
-               "seed": seed, "shape": shape, "commit": _commit(), "status": "generating",
+               "seed": seed, "shape": shape, "commit": _commit(), "status": "generating", "after_a_day": after_a_day,
                "started": dt.datetime.now(dt.timezone.utc).isoformat()}
     OUT.mkdir(parents=True, exist_ok=True)
     world = generate_world(seed=seed, papers_per_day=per_day, days=base_days + 1, start_day=START, shape=shape)
@@ -362,8 +368,9 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                   sandbox_setup=setup, keep=keep, home=day_on) as be:
         del world, records
         gc.collect()
+        before = day - dt.timedelta(days=1)  # the day before THE day: grown into the archive or run first
         if not day_on:
-            _grow_archive(be, fig, target, people, seed, run_config, day, log)
+            _grow_archive(be, fig, target, people, seed, run_config, before if after_a_day else day, log)
         elif "profile_keys" not in fig.get("grow_s", {}):
             # grown before its copies' profile keys were rebuilt (13a37f2): rebuilt now, then
             # vacuumed and analyzed as the rest (untimed)
@@ -387,6 +394,12 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         if cold:
             drop_page_cache()
             fig["cold"] = True
+        if after_a_day:
+            fig["phase"] = "the day before"
+            ran = [run_job("real", "bench_daily", be.instance, before, None, run_config),
+                   run_job("real", "bench_publish", be.instance)]
+            fig["day_before"] = {"date": before.isoformat(), "daily_wall": ran[0].wall, "publish_wall": ran[1].wall}
+            log(f" the day before ({before}) in {ran[0].wall + ran[1].wall:.0f} s, untimed")
         load = load_average()
         with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
             writes = _writes(conn)
@@ -463,7 +476,8 @@ def _publish_whole_after_upgrade(be, fig: dict, log) -> None:
 
 
 def _grow_archive(be, fig: dict, target: int, people: str, seed: int, run_config, day: dt.date, log) -> None:
-    """Steps 1 and 2: the base archive through the daily assets and a publish, grown by copies."""
+    """Steps 1 and 2: the base archive (the world's days before ``day``) through the daily assets
+    and a publish, grown by copies."""
     import psycopg
 
     from bench.archive_copy import derive, grow
@@ -569,7 +583,9 @@ def report(write: bool = True) -> str:
         f"The day: {day['date']} of the sandbox world (seed {base['seed']}, {base['per_day']} papers a day, shape "
         f"{base['shape']}), {day['records']:,} OAI records with {day['positions']:,} author positions, "
         + ("the same records on every archive" if same else "**not the same records on every archive**")
-        + f". Base archive: the world's first {base['base_days']} days ({base['base']['papers']:,} papers, "
+        + f". Base archive: the world's first {base['base_days'] - base.get('after_a_day', False)} days "
+        + ("(THE day's eve run just before it, untimed: --after-a-day) " if base.get("after_a_day") else "")
+        + f"({base['base']['papers']:,} papers, "
         f"{base['base']['positions']:,} positions) through the daily assets and one publish; grown by shifted copies "
         f"(bench/archive_copy.py: new ids, dates moved back past the enrichment look-back; names kept, every name "
         f"block holding copies + 1 times the base's mentions and researchers as twins, or, rows '{OTHER_PEOPLE[2:]}', "
@@ -618,6 +634,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--keep", action="store_true", help="grow each size's archive and keep it; no day")
     ap.add_argument("--day-on", type=Path, help="the day on the archive a --keep run left there (one --papers)")
     ap.add_argument("--cold", action="store_true", help="drop the kernel's page cache before each day (root)")
+    ap.add_argument("--after-a-day", action="store_true",
+                    help="grow one day short and run that day (untimed) right before THE day")
     args = ap.parse_args(argv)
     if args.day_on and len(args.papers or []) != 1:
         ap.error("--day-on takes the one --papers the archive was grown for")
@@ -625,9 +643,9 @@ def main(argv: list[str] | None = None) -> None:
         for n in args.papers or [10_000]:
             try:
                 run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib,
-                         args.people, args.keep, args.day_on, args.cold)
+                         args.people, args.keep, args.day_on, args.cold, args.after_a_day)
             except KeyboardInterrupt:
-                stopped = _figures_path(n, _code(args.people))
+                stopped = _figures_path(n, _code(args.people, args.after_a_day))
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
                     raise
                 print(f"[{n}] stopped; next size", flush=True)  # the memory guard: its figures are written
