@@ -471,4 +471,43 @@ After the lines above (not in them): the representatives' papers' author counts 
 each paper's last position + 1 (positions are 0..n-1, a papers check), one index entry a paper
 instead of a collaboration's 3,000: that statement took 1.5 s of the 1,000,000 day; on 50,000
 papers of the 100k archive, warm, 0.33 -> 0.24 s, the same counts. Not measured in a day.
+**Representatives' positions by key, and the day after the day before (2026-12-05, late; 198e4d8;
+--no-write, so not in the table).** (1) A representative on a collaboration paper is read alone
+(its position, not the paper's 3,000), and those positions were asked for as an IN over (paper,
+position) pairs: the planner hashed the pairs against a scan of every position. At 100k
+(auto_explain) that was a parallel scan of 1,128,331 rows for 80,343 wanted, 0.85 s; at 1,000,000
+the statement took 3.3 s of the day. Now each pair is looked up by its key (a LATERAL probe of the
+primary keys): 34,704 positions of 40 collaboration papers of the 100k archive, warm, 0.73 ->
+0.48-0.58 s, the same rows; in the 1,000,000 day below, 1.3 s, and the day's loading of positions
+(mention_load.load_mentions, sampled) 8.2 s in the 1,000,000 day above, 5.4 s there. The same log
+lists the day's other scans of whole tables at 100k, each the planner's choice at that size
+(metrics_researcher_state, researcher_metrics, researcher_mentions twice, metrics_paper_state,
+s2_authors and openalex_authors in the researchers' metrics, matching_text_terms: 2.8 s together);
+re-priced with random reads as an SSD's, the metrics' researcher recompute at 100k was not faster
+(9,500 researchers, alternating: 3.3 and 1.8 s at the default price, 2.8 and 2.0 s re-priced), so
+the metrics keep the default. (2) `--after-a-day`: the archive grown one day short, that day
+(daily run and publish) run untimed right before THE day, after the page cache was dropped, as on
+a server that runs every day. Fresh archives (10k, 100k, 1,000,000: 45.8 GiB, grown in 55 min),
+cold, sampled, one period (23:17-23:36):
+- day after 9,084 papers: 46.3 s (1.00 x the 10k day); CPU 50 s (23:17)
+- day after 999,240 papers: 106.2 s (2.29 x the 10k day); CPU 99 s (1.97 x) (23:19)
+- day after 9,084 papers: 49.1 s (2.16 x against it; CPU 51 s) (23:22)
+- day after 99,924 papers: 77.6 s (1.68 x the first 10k day); CPU 79 s (1.58 x) (23:33)
+- day after 9,084 papers: 40.5 s (R 2.62 for the 1,000,000 day against it; CPU 41 s) (23:35)
+Bar (R <= 1.3 at 1,000,000): not met. The same 10k day took 40.5 to 49.1 s within 20 minutes (the
+archive grown the old way, cold only, in between: 47.9 s beside a grow, 50.6 s), against 33.5 s in
+the period of the lines above: R moves with this machine's speed by as much as the code moved it.
+The day before warms little: the 1,000,000 day read 1,236,359 pages from outside PostgreSQL's
+buffers (9.4 GiB; 1,129,776 cold only, above), the 10k days 80,966-116,721, the 100k day 484,612.
+The rows a day reads are its own papers' and its researchers' and their candidates' (76,314
+positions loaded at 10k, 121,657 at 1,000,000), but at 1,000,000 they are scattered across 45 GiB,
+where at 10k the whole table is a few thousand pages: the reads grow with the archive even though
+the rows do not, and what the day before read is mostly not what the day reads. Its statements
+over 300 ms (server log): the candidates' token postings 5.3 s, their profiles 4.2 s and block
+sizes 1.2 s; the paper states 7.0 s and _stage_papers 5.7 s (old collaboration papers whose links
+moved with the 64 researchers the day retired); researchers upsert 2.4 s, profiles upsert 2.3 s,
+authorships COPY 2.3 s, serving's researcher_papers 2.5 + 2.4 s, the matching totals (two
+whole-table counts) 0.65 s. A bigger buffer pool does not change that: the 100k day with
+shared_buffers 2 GB (the default 128 MB) read 256,991 pages against 474,962, and took 82.9 s
+against 84.7 s (CPU 68.8 against 71.4 s; beside the 1,000,000 grow).
 """
