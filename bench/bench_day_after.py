@@ -32,8 +32,9 @@ changes the archive; its home is removed after). ``--cold`` drops the kernel's p
 before each day (root), so that days compare from the same cold start. ``--after-a-day`` grows
 the archive one day short and runs that day (daily run and publish, untimed) just before THE
 day, as a server that runs every day has: what a day reads that the day before read too (the
-crowded name blocks' keys, the indexes' upper levels) is then in the caches, the rest is not. Lines ``day after N papers: S s (R x the 10k day)`` go to
-RESULTS.md with a per-stage table.
+crowded name blocks' keys, the indexes' upper levels) is then in the caches, the rest is not
+(N in its lines is the archive as grown, before the day before's papers). Lines
+``day after N papers: S s (R x the 10k day)`` go to RESULTS.md with a per-stage table.
 """
 
 from __future__ import annotations

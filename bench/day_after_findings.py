@@ -488,7 +488,8 @@ re-priced with random reads as an SSD's, the metrics' researcher recompute at 10
 the metrics keep the default. (2) `--after-a-day`: the archive grown one day short, that day
 (daily run and publish) run untimed right before THE day, after the page cache was dropped, as on
 a server that runs every day. Fresh archives (10k, 100k, 1,000,000: 45.8 GiB, grown in 55 min),
-cold, sampled, one period (23:17-23:36):
+cold, sampled, one period (23:17-23:36; N papers: the archive as grown, before the day before, the world's
+12th day, added its 368 papers, a light day):
 - day after 9,084 papers: 46.3 s (1.00 x the 10k day); CPU 50 s (23:17)
 - day after 999,240 papers: 106.2 s (2.29 x the 10k day); CPU 99 s (1.97 x) (23:19)
 - day after 9,084 papers: 49.1 s (2.16 x against it; CPU 51 s) (23:22)
@@ -497,7 +498,7 @@ cold, sampled, one period (23:17-23:36):
 Bar (R <= 1.3 at 1,000,000): not met. The same 10k day took 40.5 to 49.1 s within 20 minutes (the
 archive grown the old way, cold only, in between: 47.9 s beside a grow, 50.6 s), against 33.5 s in
 the period of the lines above: R moves with this machine's speed by as much as the code moved it.
-The day before warms little: the 1,000,000 day read 1,236,359 pages from outside PostgreSQL's
+The day before warms little (a light one; a weekday before it would read more, untested): the 1,000,000 day read 1,236,359 pages from outside PostgreSQL's
 buffers (9.4 GiB; 1,129,776 cold only, above), the 10k days 80,966-116,721, the 100k day 484,612.
 The rows a day reads are its own papers' and its researchers' and their candidates' (76,314
 positions loaded at 10k, 121,657 at 1,000,000), but at 1,000,000 they are scattered across 45 GiB,
