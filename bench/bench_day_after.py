@@ -584,7 +584,7 @@ def report(write: bool = True) -> str:
         f"The day: {day['date']} of the sandbox world (seed {base['seed']}, {base['per_day']} papers a day, shape "
         f"{base['shape']}), {day['records']:,} OAI records with {day['positions']:,} author positions, "
         + ("the same records on every archive" if same else "**not the same records on every archive**")
-        + f". Base archive: the world's first {base['base_days'] - base.get('after_a_day', False)} days "
+        + f". Base archive: the world's first {base['base_days'] - (1 if base.get('after_a_day') else 0)} days "
         + ("(THE day's eve run just before it, untimed: --after-a-day) " if base.get("after_a_day") else "")
         + f"({base['base']['papers']:,} papers, "
         f"{base['base']['positions']:,} positions) through the daily assets and one publish; grown by shifted copies "

@@ -261,12 +261,12 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
     t0 = time.perf_counter()
     phases = _Phases()
     db.advisory_lock(conn, LOCK_KEY)
-    db.sort_in_memory(conn)
     if db.fetch_value(conn, "SELECT max(watermark) FROM wove.metrics_runs") is None:
         return recompute_all(conn)
     changes = _take_changes(conn)
     if changes["truncate"]:
         return recompute_all(conn)
+    db.sort_in_memory(conn)  # (recompute_all sets its own)
     started = db.fetch_value(conn, "SELECT now()")
 
     # 1. researcher rows written or deleted; those whose identity (names, upstream ids)
