@@ -29,12 +29,18 @@ def test_writes_are_logged_with_their_keys_before_and_after(database_url, small_
         other = conn.execute("SELECT max(researcher_id) FROM wove.researchers").fetchone()[0]
         conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s WHERE arxiv_id = %s AND position = %s",
                      (other, a, pos))
-        assert _log(conn) == {("paper", a), ("mention_researcher", str(rid)), ("mention_researcher", str(other))}
+        # a moved link: its paper, both researchers, both (researcher, paper) pairs, its
+        # position; nothing that says the paper's own data changed (migration 0028)
+        assert _log(conn) == {("paper", a), ("mention_researcher", str(rid)), ("mention_researcher", str(other)),
+                              ("mention_pair", f"{rid}:{a}"), ("mention_pair", f"{other}:{a}"),
+                              ("mention_position", f"{a}:{pos}")}
         conn.execute("DELETE FROM wove.serving_changes")
         conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count WHERE arxiv_id = %s", (b,))
         assert _log(conn) == set()  # rewritten, unchanged
+        conn.execute("UPDATE wove.s2_papers SET citation_count = citation_count + 1 WHERE arxiv_id = %s", (b,))
+        assert _log(conn) == {("paper", b), ("paper_data", b)}
         conn.execute("DELETE FROM wove.papers WHERE arxiv_id = %s", (b,))  # cascades to paper_authors
-        assert ("paper", b) in _log(conn)
+        assert {("paper", b), ("paper_data", b), ("paper_row", b)} <= _log(conn)
         conn.execute("DELETE FROM wove.serving_changes")
         conn.execute("INSERT INTO wove.researcher_coauthors (researcher_id, coauthor_id, papers) VALUES (7, 8, 1)")
         assert _log(conn) == {("coauthor", "7"), ("coauthor", "8"), ("coauthor_pair", "7:8")}  # an edge, by pair

@@ -210,6 +210,47 @@ def test_a_renamed_researcher_rewrites_their_papers_and_a_changed_one_does_not(d
         assert result.key_sets["k_paper"] == len(papers(renamed[0]))
 
 
+def test_a_moved_link_patches_its_paper_and_rewrites_only_the_pairs_it_moved(database_url, small_world):
+    """A link moved from one researcher to another (a merge moves many so) changes one
+    element of its paper's author list and the two researchers' rows of that paper: the
+    publish patches the list at that position (the paper is not rebuilt) and rewrites those
+    researcher_papers rows, not every co-author's, and the result is the full build's."""
+    _small_world_published(database_url, small_world)
+    with db.connect(database_url) as conn:
+        paper, position, before, n_authors = conn.execute(
+            "SELECT m.arxiv_id, m.position, m.researcher_id, (SELECT count(*) FROM wove.researcher_mentions x"
+            " WHERE x.arxiv_id = m.arxiv_id) FROM wove.researcher_mentions m"
+            " ORDER BY 4 DESC, 1, 2 LIMIT 1").fetchone()
+        assert n_authors >= 3
+        after = conn.execute(  # a served researcher not on the paper
+            "SELECT researcher_id FROM serving.researchers r WHERE NOT EXISTS (SELECT 1 FROM"
+            " wove.researcher_mentions m WHERE m.arxiv_id = %s AND m.researcher_id = r.researcher_id)"
+            " ORDER BY researcher_id LIMIT 1", (paper,)).fetchone()[0]
+        unlinked = conn.execute(  # and another position of it left without a researcher
+            "SELECT position FROM wove.researcher_mentions WHERE arxiv_id = %s AND position <> %s"
+            " ORDER BY position DESC LIMIT 1", (paper, position)).fetchone()[0]
+        conn.execute("UPDATE wove.researcher_mentions SET researcher_id = %s WHERE arxiv_id = %s AND position = %s",
+                     (after, paper, position))
+        gone = conn.execute("DELETE FROM wove.researcher_mentions WHERE arxiv_id = %s AND position = %s"
+                            " RETURNING researcher_id", (paper, unlinked)).fetchone()[0]
+        conn.commit()
+        result = publish(database_url)
+        assert result.mode == "incremental"
+        assert (result.key_sets["k_paper"], result.key_sets["k_paper_links"]) == (0, 1)
+        assert result.rows_written["papers"] == {"deleted": 1, "inserted": 1}
+        moved_pairs = {(before, paper), (after, paper), (gone, paper)}
+        assert result.key_sets["k_mention_pair"] == len(moved_pairs)
+        served = {(r, a) for r, a in conn.execute(
+            "SELECT researcher_id, arxiv_id FROM serving.researcher_papers WHERE arxiv_id = %s", (paper,))}
+        assert (after, paper) in served and (gone, paper) not in served
+        listed = {e["position"]: e for e in conn.execute(
+            "SELECT author_list FROM serving.papers WHERE arxiv_id = %s", (paper,)).fetchone()[0]}
+        assert listed[position]["researcher_id"] == after
+        assert listed[position]["researcher_slug"].startswith(f"{after}-")
+        assert listed[unlinked]["researcher_id"] is None and listed[unlinked]["researcher_slug"] is None
+        assert _rows(conn, tables.SCHEMA) == _full_build_rows(conn)
+
+
 @pytest.mark.parametrize("change, reason", [
     (lambda url: publish(url, full=True), "requested"),
     (lambda url: publish(url, site_url="https://elsewhere.example"), "the site URL changed"),

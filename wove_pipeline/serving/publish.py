@@ -189,9 +189,9 @@ def _too_many_changes(conn: psycopg.Connection, counts: dict[str, int], made: di
                       full_above: float) -> str | None:
     """Make the changed papers' and researchers' key sets (into ``made``); the reason for a
     full rebuild when they are more than ``full_above`` of the served rows."""
-    for name in ("k_paper", "k_researcher"):
+    for name in ("k_paper", "k_paper_links", "k_researcher"):
         made[name] = _make_key_set(conn, name)
-    if made["k_paper"] > full_above * max(counts["papers"], 1) or \
+    if made["k_paper"] + made["k_paper_links"] > full_above * max(counts["papers"], 1) or \
             made["k_researcher"] > full_above * max(counts["researchers"], 1):
         return f"more than {full_above:.0%} of the papers or researchers changed"
     return None
@@ -251,8 +251,9 @@ def _apply(conn: psycopg.Connection, t: tables.Table, site_url: str, sizes: dict
     for filters in t.passes:
         if not any(sizes[name] for name in tables.key_sets_in(*filters.values())):
             continue  # an empty key set selects no row (and may cost a scan to find that out)
-        conn.execute(f"INSERT INTO {stage} " + tables.render(t.select, SCHEMA, filters) + " ON CONFLICT DO NOTHING",
-                     tables.params(t.select, site_url))
+        select = filters.get("select", t.select)
+        conn.execute(f"INSERT INTO {stage} " + tables.render(select, SCHEMA, filters) + " ON CONFLICT DO NOTHING",
+                     tables.params(select, site_url))
     conn.execute(f"ANALYZE {stage}")
     same_key = " AND ".join(f"n.{c} = o.{c}" for c in t.pk)
     deleted = 0

@@ -66,11 +66,14 @@ class Table:
     # rows an incremental publish rewrites: one condition per key set, each with an index
     # to find its rows by (an OR of them was one scan of the whole table)
     delete: tuple[str, ...] = ()
+    # marker -> filter; "select": the pass's own SELECT instead of `select` (same columns)
     passes: tuple[dict[str, str], ...] = ()
 
 
 # The (researcher_id, coauthor_id) edges in k_coauthor_pair.
 _PAIRS = "(SELECT split_part(k, ':', 1)::bigint, split_part(k, ':', 2)::bigint FROM {k_coauthor_pair} AS p(k))"
+# The (researcher_id, arxiv_id) pairs of the links written, before and after, in k_mention_pair.
+_MENTION_PAIRS = "(SELECT split_part(k, ':', 1)::bigint, split_part(k, ':', 2) FROM {k_mention_pair} AS p(k))"
 
 # Route keys of papers in {src} (a table of serving.papers rows): the key set of an
 # incremental publish reads them from the changed rows, before and after.
@@ -97,6 +100,29 @@ def _slug(alias: str) -> str:
     papers' author lists and the key set of renamed researchers all compute."""
     return f"{alias}.researcher_id || '-' || wove.name_slug({alias}.display_name)"
 
+
+# The served rows of the papers whose only change is links (k_paper_links), each author list
+# patched at the moved positions (k_link_position) with the position's researcher and slug as
+# the full build gives them; every other column is the live row's. A merge that moves one
+# position of a 3,000-author paper reads that position, not the paper's 3,000 links and slugs.
+_PATCHED_AUTHOR_LISTS = f"""
+    WITH moved AS (
+        SELECT k.arxiv_id, jsonb_object_agg(k.position::text, jsonb_build_object(
+                   'researcher_id', rm.researcher_id, 'researcher_slug', {_slug('rs')})) AS links
+        FROM (SELECT split_part(key, ':', 1) AS arxiv_id, split_part(key, ':', 2)::int AS position
+              FROM {{k_link_position}} AS l(key)) k
+        LEFT JOIN wove.researcher_mentions rm ON rm.arxiv_id = k.arxiv_id AND rm.position = k.position
+        LEFT JOIN wove.researchers rs ON rs.researcher_id = rm.researcher_id
+        WHERE k.arxiv_id IN {{k_paper_links}}
+        GROUP BY k.arxiv_id
+    )
+    SELECT patched.*
+    FROM {{s}}.papers o JOIN moved m ON m.arxiv_id = o.arxiv_id
+    -- in FROM: a (function(...)).* in the SELECT list would run it once per column
+    CROSS JOIN LATERAL jsonb_populate_record(o, jsonb_build_object('author_list', (
+        SELECT jsonb_agg(coalesce(e.author || (m.links -> (e.author ->> 'position')), e.author) ORDER BY e.n)
+        FROM jsonb_array_elements(o.author_list) WITH ORDINALITY AS e(author, n)))) AS patched
+    """
 
 TABLE_DEFINITIONS = (
     # ---------------------------------------------------------------- papers
@@ -146,12 +172,13 @@ TABLE_DEFINITIONS = (
             "CREATE INDEX papers_published_idx ON {s}.papers (published DESC, arxiv_id DESC)",
             "CREATE INDEX papers_old_style_route_idx ON {s}.papers (replace(arxiv_id, '/', '-')) WHERE is_old_style",
         ),
-        delete=("arxiv_id IN {k_paper}",),
+        delete=("arxiv_id IN {k_paper}", "arxiv_id IN {k_paper_links}"),
         # = ANY(ARRAY(<key set>)): index look-ups into paper_authors and researcher_mentions
         # for a day's keys (an IN (SELECT ...) was planned as a scan of all of either)
         passes=({"where": "p.arxiv_id IN {k_paper}", "where_authors": "pa.arxiv_id = ANY(ARRAY{k_paper})",
                  "where_slugs": "rs.researcher_id IN (SELECT m.researcher_id FROM wove.researcher_mentions m"
-                                " WHERE m.arxiv_id = ANY(ARRAY{k_paper}))"},),
+                                " WHERE m.arxiv_id = ANY(ARRAY{k_paper}))"},
+                {"select": _PATCHED_AUTHOR_LISTS}),
     ),
     Table(
         "paper_routes",
@@ -284,8 +311,10 @@ TABLE_DEFINITIONS = (
        (researcher_id, primary_category, published DESC, arxiv_id DESC)""",
             "CREATE INDEX researcher_papers_paper_idx ON {s}.researcher_papers (arxiv_id)",
         ),
-        delete=("researcher_id IN {k_researcher_exist}", "arxiv_id IN {k_paper_raw}"),
-        passes=({"where": "rm.researcher_id IN {k_researcher_exist}"}, {"where": "rm.arxiv_id IN {k_paper_raw}"}),
+        delete=("researcher_id IN {k_researcher_exist}", "arxiv_id IN {k_paper_row}",
+                "(researcher_id, arxiv_id) IN " + _MENTION_PAIRS),
+        passes=({"where": "rm.researcher_id IN {k_researcher_exist}"}, {"where": "rm.arxiv_id IN {k_paper_row}"},
+                {"where": "(rm.researcher_id, rm.arxiv_id) IN " + _MENTION_PAIRS}),
     ),
     Table(
         "researcher_coauthors",
@@ -442,13 +471,13 @@ VIEW_DEFINITIONS = [
 # _changes (publish._copy_changes). For each set, why it covers every row that can differ:
 _CHANGED = "SELECT key FROM _changes WHERE kind = ANY('{{{}}}'::text[])"
 KEY_SETS: dict[str, tuple[str, str]] = {
-    # papers: its own row, authors, mentions, citations (S2, OpenAlex), topics; and every
-    # paper with a mention of a researcher whose slug (the author list shows it) is not the
+    # papers: its own row, authors, citations (S2, OpenAlex), topics (a change in links alone
+    # is k_paper_links'); and every paper with a mention of a researcher whose slug (the author list shows it) is not the
     # one served: renamed, new or gone. Not every paper of every changed researcher: a
     # researcher's row changes with each new paper, and rewriting all of a prolific one's
     # papers (collaboration papers of 3,000 positions among them) grew with the archive
     # (2,467 papers with 294,894 positions for a day of 1,208 papers at 300k papers).
-    "k_paper": ("text", _CHANGED.format("paper") + """
+    "k_paper": ("text", _CHANGED.format("paper_data") + """
         UNION SELECT rm.arxiv_id FROM wove.researcher_mentions rm
         WHERE rm.researcher_id IN (
             SELECT c.key::bigint FROM _changes c
@@ -462,8 +491,15 @@ KEY_SETS: dict[str, tuple[str, str]] = {
         WHERE EXISTS (SELECT 1 FROM _changes c WHERE c.kind = 'institution')
           AND EXISTS (SELECT 1 FROM jsonb_array_elements(m.institutions) e
                       WHERE e ->> 'institution_id' IN (""" + _CHANGED.format("institution") + "))"),
-    # researcher_papers: mentions and papers by paper; a researcher row that appeared or went
-    "k_paper_raw": ("text", _CHANGED.format("paper")),
+    # papers whose only change is links (researcher_mentions): their author lists patched at
+    # the moved positions (k_link_position)
+    "k_paper_links": ("text", "SELECT split_part(key, ':', 1) FROM (" + _CHANGED.format("mention_position")
+                      + ") c EXCEPT SELECT key FROM _k_paper"),
+    "k_link_position": ("text", _CHANGED.format("mention_position")),
+    # researcher_papers: papers by their row (day, category, gone), links by the
+    # (researcher, paper) pairs they left and joined, researcher rows that appeared or went
+    "k_paper_row": ("text", _CHANGED.format("paper_row")),
+    "k_mention_pair": ("text", _CHANGED.format("mention_pair")),
     "k_researcher_exist": ("bigint", """
         (SELECT researcher_id FROM _gone_researchers EXCEPT SELECT researcher_id FROM _added_researchers)
         UNION (SELECT researcher_id FROM _added_researchers EXCEPT SELECT researcher_id FROM _gone_researchers)"""),
