@@ -218,6 +218,7 @@ def test_incremental_equals_full_recompute_after_random_days(database_url, small
         total = conn.execute("SELECT count(*) FROM wove.researchers").fetchone()[0]
     # incremental runs touch a fraction of the researchers, not all of them
     assert all(0 < r.researchers_recomputed < total for r in runs[1:])
+    assert sum(r.papers_patched for r in runs[1:]) > 0  # papers whose only change was links among them
 
 
 def _load_all_and_measure(conn, world) -> None:
@@ -281,8 +282,9 @@ def test_a_moved_position_recomputes_who_it_left_and_joined_not_the_co_authors(d
         with conn.transaction():
             moved = metrics.update_metrics(conn)
         assert (moved.papers_changed, sorted(moved.affected_researchers)) == (1, sorted({left, joined}))
+        assert moved.papers_patched == 1  # its state patched at the moved link, not computed whole
         incremental, full = _full_equals_incremental(conn)
-        assert incremental == full
+        assert incremental == full  # the paper states included
 
         with conn.transaction():  # the paper re-harvested in another category: everyone on it
             conn.execute("UPDATE wove.papers SET primary_category = 'hep-ex', categories = ARRAY['hep-ex']"
@@ -291,6 +293,7 @@ def test_a_moved_position_recomputes_who_it_left_and_joined_not_the_co_authors(d
             recategorized = metrics.update_metrics(conn)
         incremental, full = _full_equals_incremental(conn)
     assert sorted(recategorized.affected_researchers) == sorted(co_authors | {joined})
+    assert recategorized.papers_patched == 0
     assert incremental == full
 
 

@@ -206,8 +206,13 @@ def test_a_renamed_researcher_rewrites_their_papers_and_a_changed_one_does_not(d
             " WHERE e ->> 'researcher_slug' = %s", (slug,))}
         assert shown == papers(renamed[0])
         assert result.rows_written["papers"]["inserted"] == len(papers(renamed[0]))
-        # re-read: the renamed one's papers, not the other's (which show no ORCID)
-        assert result.key_sets["k_paper"] == len(papers(renamed[0]))
+        # patched at the renamed one's positions, not rebuilt; not the other's papers (which
+        # show no ORCID)
+        assert result.key_sets["k_paper"] == 0
+        assert result.key_sets["k_paper_links"] == len(papers(renamed[0]))
+        assert result.key_sets["k_link_position"] == conn.execute(
+            "SELECT count(*) FROM wove.researcher_mentions WHERE researcher_id = %s", renamed).fetchone()[0]
+        assert _rows(conn, tables.SCHEMA) == _full_build_rows(conn)
 
 
 def test_a_moved_link_patches_its_paper_and_rewrites_only_the_pairs_it_moved(database_url, small_world):

@@ -27,9 +27,13 @@ changed, and those linked to an external author record that changed; only they a
 recomputed. A changed paper whose shared facts (category, day, author and link counts) held
 affects only the researchers whose own positions there moved (a digest per researcher in the
 state, migration 0026): a merge that moves one position of a 3,000-author paper recomputes
-two researchers, not 3,000. Co-author edges and institution metrics move by difference
-instead: each changed paper's state as it was is subtracted and its state as it is added (pair counts,
-paper counts, citation sums; an institution's first/last day is re-read only when the
+two researchers, not 3,000. And a paper whose only change is links (no write to its row,
+authors, authorships or citations) has its state patched, not computed whole: the digests
+of the researchers whose links there moved are read again from their own positions on it,
+and the rest of the state follows from the digests (statements.PATCHED_STATES_SQL, migration
+0029), so the merge reads the moved positions, not the paper's 3,000. Co-author edges and
+institution metrics move by difference instead: each changed paper's state as it was is
+subtracted and its state as it is added (pair counts, paper counts, citation sums; an institution's first/last day is re-read only when the
 paper that held it left), so they cost the changed papers, not every paper of the
 researchers and institutions on them.
 Candidates for the fingerprint check come from the metrics' change log (migration 0010):
@@ -79,6 +83,7 @@ class MetricsRun:
     affected_researchers: list[int] = dataclasses.field(default_factory=list, repr=False)
     # seconds per phase, so an operator sees which part of a slow run grew
     phases: dict[str, float] = dataclasses.field(default_factory=dict)
+    papers_patched: int = 0  # candidates whose state was patched for moved links, not computed whole
 
 
 class _Phases:
@@ -153,13 +158,25 @@ def _apply_deltas(conn: psycopg.Connection) -> int:
                                 " UNION SELECT institution_id FROM _metrics_ir) x")
 
 
-def _paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> None:
+def _paper_states(conn: psycopg.Connection, arxiv_ids: Sequence[str], patched: Sequence[str] = (),
+                  moved: Sequence[tuple[int, str]] = ()) -> None:
     """Each paper's state as it is now, into _metrics_states (built in the database: the
-    states of candidates whose fingerprint did not move never travel to Python)."""
+    states of candidates whose fingerprint did not move never travel to Python): computed
+    whole for ``arxiv_ids``, patched from the stored state for ``patched`` (papers whose only
+    change is links; ``moved``: the (researcher, paper) pairs of the links written)."""
     _temp(conn, "_metrics_candidates", "arxiv_id", "text")
     _fill(conn, "_metrics_candidates", "arxiv_id", arxiv_ids)
     conn.execute("DROP TABLE IF EXISTS _metrics_states")
     conn.execute("CREATE TEMP TABLE _metrics_states ON COMMIT DROP AS " + statements.PAPER_STATE_SQL)
+    if patched:
+        _temp(conn, "_metrics_patch", "arxiv_id", "text")
+        _fill(conn, "_metrics_patch", "arxiv_id", patched)
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS _metrics_moved (researcher_id bigint, arxiv_id text,"
+                     " PRIMARY KEY (researcher_id, arxiv_id)) ON COMMIT DROP")
+        conn.execute("TRUNCATE _metrics_moved")
+        db.copy_rows(conn, "_metrics_moved", ("researcher_id", "arxiv_id"), moved)
+        conn.execute("ANALYZE _metrics_moved")
+        conn.execute("INSERT INTO _metrics_states " + statements.PATCHED_STATES_SQL)
     conn.execute("ANALYZE _metrics_states")
 
 
@@ -289,12 +306,18 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
 
     # 3. candidate papers: every paper a logged write touched (its row, authors, upstream
     #    records, alignment or links; a moved link logs its paper, so the researchers it
-    #    left and joined are found through the paper's state then and now)
+    #    left and joined are found through the paper's state then and now). Those whose
+    #    only change is links, with a stored state, are patched: a merge moves one position
+    #    of a 3,000-author paper, and computing its state whole read all 3,000.
     candidates = changes["paper"] | changes["authorship"]
+    moved = sorted({(int(r), a) for r, a in (key.split(":", 1) for key in changes["mention_pair"])})
+    links_only = {a for _, a in moved} - changes["paper_data"] - changes["authorship"]
+    patched = sorted(a for (a,) in conn.execute(
+        "SELECT arxiv_id FROM wove.metrics_paper_state WHERE arxiv_id = ANY(%s)", (sorted(links_only),)))
     phases.lap("detect")
 
     # 4. keep those whose fingerprint really changed; collect who and where (then and now)
-    _paper_states(conn, sorted(candidates))
+    _paper_states(conn, sorted(candidates - set(patched)), patched, [m for m in moved if m[1] in set(patched)])
     changed = db.fetch_all(conn, statements.CHANGED_STATES_SQL)
     researchers: set[int] = set(identity_changed) | author_affected
     cited_only: set[int] = set()  # on papers whose citation figures moved, nothing else of theirs
@@ -330,7 +353,8 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
     phases.lap("fingerprints")
     seconds = time.perf_counter() - t0
     _record_run(conn, "incremental", started, started, len(changed), len(ids), institutions, seconds)
-    return MetricsRun("incremental", len(changed), len(ids), institutions, seconds, started, ids, phases.seconds)
+    return MetricsRun("incremental", len(changed), len(ids), institutions, seconds, started, ids, phases.seconds,
+                      len(patched))
 
 
 def metrics_snapshot(conn: psycopg.Connection) -> dict[str, list[tuple]]:
@@ -347,4 +371,8 @@ def metrics_snapshot(conn: psycopg.Connection) -> dict[str, list[tuple]]:
         "institution_metrics": conn.execute(
             "SELECT institution_id, papers, researchers, citations, first_published, last_published"
             " FROM wove.institution_metrics ORDER BY 1").fetchall(),
+        # what the next run compares with (all but the OAI datestamp, which no figure reads)
+        "metrics_paper_state": conn.execute(
+            "SELECT " + ", ".join(f"{c}::text" for c in statements.STATE_COLUMNS if c != "oai_datestamp")
+            + " FROM wove.metrics_paper_state ORDER BY arxiv_id").fetchall(),
     }

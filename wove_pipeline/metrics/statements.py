@@ -16,6 +16,19 @@ _metrics_delta (changed papers' states, signed).
 # (the day after 100,000 papers: 1,347 candidates holding 341,116 positions, most of them on
 # old collaboration papers a merge moved a link on). On 1,340 papers of that archive holding
 # 286,546 positions: 4.0 -> 3.4 s, the same rows.
+# One researcher's positions on a paper as the metrics read them (rows of _pos: position,
+# researcher_id, s2_author_id, openalex_author_id, institution_ids): the digest
+# '<researcher_id>:<positions>:<hash>' (migration 0026; the count since 0029), and the paper's
+# structure (everything but the citation count: who, where, what, when) from its digests and
+# its authorships' hash. The paper states computed whole and those patched for a moved link
+# (PATCHED_STATES_SQL) share these, so that both give the same state.
+_DIGEST = """researcher_id::text || ':' || count(*) || ':' || left(md5(string_agg(
+        position::text || ':' || coalesce(s2_author_id, '') || ':' || coalesce(openalex_author_id, '') || ':'
+        || coalesce(array_to_string(institution_ids, ';'), ''), ',' ORDER BY position)), 16)"""
+_STRUCTURE = """md5(concat_ws('|', {paper}.primary_category, {paper}.published::text, {n_authors}::text,
+                         {aligned_digest}, array_to_string({digests}, ',')))"""
+_FINGERPRINT = "md5(concat_ws('|', {structure}, pc.cited_by_count::text, pc.source, pc.as_of::text))"
+
 PAPER_STATE_SQL = """
 WITH ml AS (               -- the candidates' links and aligned authorships, each read once by range
     SELECT m.arxiv_id, m.position, m.researcher_id
@@ -31,18 +44,11 @@ pos AS MATERIALIZED (      -- one row per position with either: joined whole, no
            al.institution_ids
     FROM ml FULL JOIN al ON al.arxiv_id = ml.arxiv_id AND al.position = ml.position
 ),
-m AS (                     -- each paper's links
-    SELECT arxiv_id, count(*)::int AS n_matched,
-           array_agg(DISTINCT researcher_id ORDER BY researcher_id) AS researcher_ids,
-           string_agg(position::text || ':' || researcher_id::text, ',' ORDER BY position) AS links
-    FROM pos WHERE researcher_id IS NOT NULL
-    GROUP BY arxiv_id
-),
 a AS (                     -- each paper's aligned authorships
     SELECT arxiv_id,
-           string_agg(position::text || ':' || coalesce(s2_author_id, '') || ':'
-                      || coalesce(openalex_author_id, '') || ':' || array_to_string(institution_ids, ';'),
-                      ',' ORDER BY position) AS aligned
+           md5(string_agg(position::text || ':' || coalesce(s2_author_id, '') || ':'
+                          || coalesce(openalex_author_id, '') || ':' || array_to_string(institution_ids, ';'),
+                          ',' ORDER BY position)) AS aligned_digest
     FROM pos WHERE has_authorship
     GROUP BY arxiv_id
 ),
@@ -53,17 +59,12 @@ i AS (                     -- its institutions, and who was at each
     FROM pos CROSS JOIN LATERAL unnest(pos.institution_ids) AS x(i)
     GROUP BY pos.arxiv_id
 ),
-d AS (                     -- one digest per researcher: what the metrics read of their positions here
-    SELECT arxiv_id, array_agg(researcher_id::text || ':' || left(md5(detail), 16) ORDER BY researcher_id)
-               AS researcher_digests
-    FROM (
-        SELECT arxiv_id, researcher_id,
-               string_agg(position::text || ':' || coalesce(s2_author_id, '') || ':'
-                          || coalesce(openalex_author_id, '') || ':' || coalesce(array_to_string(institution_ids, ';'), ''),
-                          ',' ORDER BY position) AS detail
-        FROM pos WHERE researcher_id IS NOT NULL
-        GROUP BY 1, 2
-    ) r
+d AS (                     -- its links: one digest per researcher (what the metrics read of their positions)
+    SELECT arxiv_id, array_agg(digest ORDER BY researcher_id) AS researcher_digests,
+           array_agg(researcher_id ORDER BY researcher_id) AS researcher_ids, sum(n)::int AS n_matched
+    FROM (SELECT arxiv_id, researcher_id, count(*) AS n, """ + _DIGEST + """ AS digest
+          FROM pos WHERE researcher_id IS NOT NULL
+          GROUP BY 1, 2) r
     GROUP BY arxiv_id
 ),
 na AS (
@@ -73,28 +74,84 @@ na AS (
 )
 SELECT c.arxiv_id,
        p.oai_datestamp,
-       CASE WHEN p.arxiv_id IS NULL THEN 'gone'
-            ELSE md5(concat_ws('|', st.structure, pc.cited_by_count::text, pc.source, pc.as_of::text)) END
+       CASE WHEN p.arxiv_id IS NULL THEN 'gone' ELSE """ + _FINGERPRINT.format(structure="st.structure") + """ END
            AS fingerprint,
        st.structure,
        coalesce(na.n_authors, 0) AS n_authors,
-       coalesce(m.n_matched, 0) AS n_matched,
-       coalesce(m.researcher_ids, '{}') AS researcher_ids,
+       coalesce(d.n_matched, 0) AS n_matched,
+       coalesce(d.researcher_ids, '{}') AS researcher_ids,
        coalesce(i.institution_ids, '{}') AS institution_ids,
        coalesce(i.institution_researchers, '{}') AS institution_researchers,
        coalesce(d.researcher_digests, '{}') AS researcher_digests,
-       pc.cited_by_count, pc.as_of AS cited_as_of, p.primary_category, p.published
+       pc.cited_by_count, pc.as_of AS cited_as_of, p.primary_category, p.published, a.aligned_digest
 FROM _metrics_candidates c
 LEFT JOIN wove.papers p ON p.arxiv_id = c.arxiv_id
 LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = c.arxiv_id
-LEFT JOIN m ON m.arxiv_id = c.arxiv_id
 LEFT JOIN a ON a.arxiv_id = c.arxiv_id
 LEFT JOIN i ON i.arxiv_id = c.arxiv_id
 LEFT JOIN d ON d.arxiv_id = c.arxiv_id
 LEFT JOIN na ON na.arxiv_id = c.arxiv_id
-CROSS JOIN LATERAL (       -- everything but the citation count: who, where, what, when
-    SELECT md5(concat_ws('|', p.primary_category, p.published::text, coalesce(na.n_authors, 0)::text,
-                         m.links, a.aligned)) AS structure
+CROSS JOIN LATERAL (
+    SELECT """ + _STRUCTURE.format(paper="p", n_authors="coalesce(na.n_authors, 0)", aligned_digest="a.aligned_digest",
+                                   digests="coalesce(d.researcher_digests, '{}')") + """ AS structure
+) st
+"""
+
+# The states of papers whose only change is links (_metrics_patch: arxiv_id), from their
+# stored states: the digests of the researchers whose links there moved (_metrics_moved:
+# researcher_id, arxiv_id, from the log's 'mention_pair' keys) taken again from their
+# positions on the paper (by the (researcher_id, arxiv_id) index: a moved link on a 3,000-author
+# paper reads its researcher's one position there, not the paper's 3,000); the others' digests
+# and institution pairs kept; counts, researchers and structure follow from the digests (the
+# paper's row, authors, authorships and citations are as stored: they log 'paper_data' or
+# 'authorship', and such a paper is computed whole). The columns of PAPER_STATE_SQL.
+PATCHED_STATES_SQL = """
+WITH _pos AS (
+    SELECT mv.arxiv_id, rm.researcher_id, rm.position, a.s2_author_id, a.openalex_author_id, a.institution_ids
+    FROM _metrics_moved mv
+    JOIN wove.researcher_mentions rm ON rm.researcher_id = mv.researcher_id AND rm.arxiv_id = mv.arxiv_id
+    LEFT JOIN wove.authorships a ON a.arxiv_id = rm.arxiv_id AND a.position = rm.position
+),
+moved AS (                 -- per paper: who moved, their digests and institution pairs now
+    SELECT mv.arxiv_id, array_agg(mv.researcher_id) AS researcher_ids,
+           array_agg(g.digest) FILTER (WHERE g.digest IS NOT NULL) AS digests,
+           (SELECT array_agg(x.i || ' ' || p.researcher_id::text) FROM _pos p CROSS JOIN LATERAL
+                   unnest(p.institution_ids) AS x(i) WHERE p.arxiv_id = mv.arxiv_id) AS institution_researchers
+    FROM _metrics_moved mv
+    LEFT JOIN (SELECT arxiv_id, researcher_id, """ + _DIGEST + """ AS digest FROM _pos GROUP BY 1, 2) g
+           ON g.arxiv_id = mv.arxiv_id AND g.researcher_id = mv.researcher_id
+    GROUP BY mv.arxiv_id
+),
+patched AS (
+    SELECT o.arxiv_id, o.oai_datestamp, o.n_authors, o.institution_ids, o.cited_by_count, o.cited_as_of,
+           o.primary_category, o.published, o.aligned_digest, n.researcher_digests, n.institution_researchers
+    FROM _metrics_patch c
+    JOIN wove.metrics_paper_state o ON o.arxiv_id = c.arxiv_id
+    JOIN moved m ON m.arxiv_id = c.arxiv_id
+    CROSS JOIN LATERAL (
+        SELECT coalesce((SELECT array_agg(g ORDER BY split_part(g, ':', 1)::bigint) FROM (
+                    SELECT g FROM unnest(o.researcher_digests) AS g
+                    WHERE split_part(g, ':', 1)::bigint <> ALL(m.researcher_ids)
+                    UNION ALL SELECT unnest(m.digests)) k), '{}') AS researcher_digests,
+               coalesce((SELECT array_agg(DISTINCT e ORDER BY e) FROM (
+                    SELECT e FROM unnest(o.institution_researchers) AS e
+                    WHERE split_part(e, ' ', 2)::bigint <> ALL(m.researcher_ids)
+                    UNION ALL SELECT unnest(m.institution_researchers)) k), '{}') AS institution_researchers
+    ) n
+)
+SELECT o.arxiv_id, o.oai_datestamp,
+       """ + _FINGERPRINT.format(structure="st.structure") + """ AS fingerprint,
+       st.structure, o.n_authors,
+       coalesce((SELECT sum(split_part(g, ':', 2)::int) FROM unnest(o.researcher_digests) AS g), 0)::int AS n_matched,
+       ARRAY(SELECT split_part(g, ':', 1)::bigint FROM unnest(o.researcher_digests) WITH ORDINALITY AS x(g, k)
+             ORDER BY k) AS researcher_ids,
+       o.institution_ids, o.institution_researchers, o.researcher_digests,
+       o.cited_by_count, o.cited_as_of, o.primary_category, o.published, o.aligned_digest
+FROM patched o
+LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = o.arxiv_id
+CROSS JOIN LATERAL (
+    SELECT """ + _STRUCTURE.format(paper="o", n_authors="o.n_authors", aligned_digest="o.aligned_digest",
+                                   digests="o.researcher_digests") + """ AS structure
 ) st
 """
 
@@ -217,7 +274,7 @@ LEFT JOIN inst i ON i.researcher_id = b.researcher_id
 
 STATE_COLUMNS = ("arxiv_id", "oai_datestamp", "fingerprint", "structure", "n_authors", "n_matched", "cited_by_count",
                   "cited_as_of", "primary_category", "published", "researcher_ids", "institution_ids",
-                  "institution_researchers", "researcher_digests")
+                  "institution_researchers", "researcher_digests", "aligned_digest")
 
 STORE_STATES_SQL = f"""
 INSERT INTO wove.metrics_paper_state ({", ".join(STATE_COLUMNS)})

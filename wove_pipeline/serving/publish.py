@@ -189,7 +189,7 @@ def _too_many_changes(conn: psycopg.Connection, counts: dict[str, int], made: di
                       full_above: float) -> str | None:
     """Make the changed papers' and researchers' key sets (into ``made``); the reason for a
     full rebuild when they are more than ``full_above`` of the served rows."""
-    for name in ("k_paper", "k_paper_links", "k_researcher"):
+    for name in ("k_paper", "k_link_position", "k_paper_links", "k_researcher"):
         made[name] = _make_key_set(conn, name)
     if made["k_paper"] + made["k_paper_links"] > full_above * max(counts["papers"], 1) or \
             made["k_researcher"] > full_above * max(counts["researchers"], 1):

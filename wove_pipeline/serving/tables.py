@@ -101,10 +101,11 @@ def _slug(alias: str) -> str:
     return f"{alias}.researcher_id || '-' || wove.name_slug({alias}.display_name)"
 
 
-# The served rows of the papers whose only change is links (k_paper_links), each author list
-# patched at the moved positions (k_link_position) with the position's researcher and slug as
-# the full build gives them; every other column is the live row's. A merge that moves one
-# position of a 3,000-author paper reads that position, not the paper's 3,000 links and slugs.
+# The served rows of the papers whose only change is links or slugs (k_paper_links), each
+# author list patched at those positions (k_link_position) with the position's researcher and
+# slug as the full build gives them; every other column is the live row's. A merge that moves
+# one position of a 3,000-author paper, or a rename of one of its authors, reads that
+# position, not the paper's 3,000 links and slugs.
 _PATCHED_AUTHOR_LISTS = f"""
     WITH moved AS (
         SELECT k.arxiv_id, jsonb_object_agg(k.position::text, jsonb_build_object(
@@ -471,19 +472,25 @@ VIEW_DEFINITIONS = [
 # _changes (publish._copy_changes). For each set, why it covers every row that can differ:
 _CHANGED = "SELECT key FROM _changes WHERE kind = ANY('{{{}}}'::text[])"
 KEY_SETS: dict[str, tuple[str, str]] = {
-    # papers: its own row, authors, citations (S2, OpenAlex), topics (a change in links alone
-    # is k_paper_links'); and every paper with a mention of a researcher whose slug (the author list shows it) is not the
-    # one served: renamed, new or gone. Not every paper of every changed researcher: a
-    # researcher's row changes with each new paper, and rewriting all of a prolific one's
-    # papers (collaboration papers of 3,000 positions among them) grew with the archive
-    # (2,467 papers with 294,894 positions for a day of 1,208 papers at 300k papers).
-    "k_paper": ("text", _CHANGED.format("paper_data") + """
-        UNION SELECT rm.arxiv_id FROM wove.researcher_mentions rm
+    # papers: its own row, authors, citations (S2, OpenAlex), topics. A paper whose author
+    # list changed only in links and slugs is k_paper_links'.
+    "k_paper": ("text", _CHANGED.format("paper_data")),
+    # the author positions whose link or researcher slug the author lists may show wrong:
+    # each written link, and every position of a researcher whose slug is not the one served
+    # (renamed, new or gone). Not every position of every changed researcher: a researcher's
+    # row changes with each new paper, and rewriting all of a prolific one's papers
+    # (collaboration papers of 3,000 positions among them) grew with the archive (2,467 papers
+    # with 294,894 positions for a day of 1,208 papers at 300k papers).
+    "k_link_position": ("text", _CHANGED.format("mention_position") + """
+        UNION SELECT rm.arxiv_id || ':' || rm.position FROM wove.researcher_mentions rm
         WHERE rm.researcher_id IN (
             SELECT c.key::bigint FROM _changes c
             LEFT JOIN wove.researchers r ON r.researcher_id = c.key::bigint
             LEFT JOIN """ + SCHEMA + """.researchers s ON s.researcher_id = c.key::bigint
             WHERE c.kind = 'researcher' AND s.slug IS DISTINCT FROM """ + _slug("r") + ")"),
+    # the papers of those positions, but those rebuilt whole: their author lists are patched
+    # at those positions (_PATCHED_AUTHOR_LISTS)
+    "k_paper_links": ("text", "SELECT split_part(key, ':', 1) FROM _k_link_position EXCEPT SELECT key FROM _k_paper"),
     # researchers: their row, metrics, co-author count; and names/ROR of their institutions
     "k_researcher": ("bigint", "SELECT key::bigint FROM (" + _CHANGED.format("researcher,researcher_metrics,coauthor")
                      + ") c" + """
@@ -491,11 +498,6 @@ KEY_SETS: dict[str, tuple[str, str]] = {
         WHERE EXISTS (SELECT 1 FROM _changes c WHERE c.kind = 'institution')
           AND EXISTS (SELECT 1 FROM jsonb_array_elements(m.institutions) e
                       WHERE e ->> 'institution_id' IN (""" + _CHANGED.format("institution") + "))"),
-    # papers whose only change is links (researcher_mentions): their author lists patched at
-    # the moved positions (k_link_position)
-    "k_paper_links": ("text", "SELECT split_part(key, ':', 1) FROM (" + _CHANGED.format("mention_position")
-                      + ") c EXCEPT SELECT key FROM _k_paper"),
-    "k_link_position": ("text", _CHANGED.format("mention_position")),
     # researcher_papers: papers by their row (day, category, gone), links by the
     # (researcher, paper) pairs they left and joined, researcher rows that appeared or went
     "k_paper_row": ("text", _CHANGED.format("paper_row")),
