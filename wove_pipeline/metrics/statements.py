@@ -8,14 +8,6 @@ _metrics_delta (changed papers' states, signed).
 # ---------------------------------------------------------------------------------------
 # fingerprints (what the metrics read about a paper / researcher / author record)
 
-# Each candidate's state: its links, aligned authorships, institutions and author count,
-# each table aggregated once over all candidates (per-paper subqueries cost several index
-# probes a paper; this is half the time on a day's candidates, the same rows). Links and
-# authorships are read once each, by range, and joined whole into one row per position
-# (pos): joining them position by position cost an index probe per position twice over
-# (the day after 100,000 papers: 1,347 candidates holding 341,116 positions, most of them on
-# old collaboration papers a merge moved a link on). On 1,340 papers of that archive holding
-# 286,546 positions: 4.0 -> 3.4 s, the same rows.
 # One researcher's positions on a paper as the metrics read them (rows of _pos: position,
 # researcher_id, s2_author_id, openalex_author_id, institution_ids): the digest
 # '<researcher_id>:<positions>:<hash>' (migration 0026; the count since 0029), and the paper's
@@ -29,6 +21,14 @@ _STRUCTURE = """md5(concat_ws('|', {paper}.primary_category, {paper}.published::
                          {aligned_digest}, array_to_string({digests}, ',')))"""
 _FINGERPRINT = "md5(concat_ws('|', {structure}, pc.cited_by_count::text, pc.source, pc.as_of::text))"
 
+# Each candidate's state: its links, aligned authorships, institutions and author count,
+# each table aggregated once over all candidates (per-paper subqueries cost several index
+# probes a paper; this is half the time on a day's candidates, the same rows). Links and
+# authorships are read once each, by range, and joined whole into one row per position
+# (pos): joining them position by position cost an index probe per position twice over
+# (the day after 100,000 papers: 1,347 candidates holding 341,116 positions, most of them on
+# old collaboration papers a merge moved a link on). On 1,340 papers of that archive holding
+# 286,546 positions: 4.0 -> 3.4 s, the same rows.
 PAPER_STATE_SQL = """
 WITH ml AS (               -- the candidates' links and aligned authorships, each read once by range
     SELECT m.arxiv_id, m.position, m.researcher_id
