@@ -122,31 +122,33 @@ moved AS (                 -- per paper: who moved, their digests and institutio
            ON g.arxiv_id = mv.arxiv_id AND g.researcher_id = mv.researcher_id
     GROUP BY mv.arxiv_id
 ),
-patched AS (
+patched AS MATERIALIZED (  -- each paper's new arrays built once (inlined, every use rebuilt them)
     SELECT o.arxiv_id, o.oai_datestamp, o.n_authors, o.institution_ids, o.cited_by_count, o.cited_as_of,
-           o.primary_category, o.published, o.aligned_digest, n.researcher_digests, n.institution_researchers
+           o.primary_category, o.published, o.aligned_digest, coalesce(d.n_matched, 0) AS n_matched,
+           coalesce(d.researcher_ids, '{}') AS researcher_ids, coalesce(d.researcher_digests, '{}') AS researcher_digests,
+           coalesce(i.institution_researchers, '{}') AS institution_researchers
     FROM _metrics_patch c
     JOIN wove.metrics_paper_state o ON o.arxiv_id = c.arxiv_id
     JOIN moved m ON m.arxiv_id = c.arxiv_id
+    CROSS JOIN LATERAL (   -- the unmoved researchers' digests kept, the moved ones' new: in one sort
+        SELECT array_agg(g ORDER BY rid) AS researcher_digests, array_agg(rid ORDER BY rid) AS researcher_ids,
+               sum(split_part(g, ':', 2)::int)::int AS n_matched
+        FROM (SELECT g, split_part(g, ':', 1)::bigint AS rid, is_new FROM (
+                  SELECT g, false AS is_new FROM unnest(o.researcher_digests) AS g
+                  UNION ALL SELECT g, true FROM unnest(m.digests) AS g) k) kept
+        WHERE is_new OR rid <> ALL(m.researcher_ids)
+    ) d
     CROSS JOIN LATERAL (
-        SELECT coalesce((SELECT array_agg(g ORDER BY split_part(g, ':', 1)::bigint) FROM (
-                    SELECT g FROM unnest(o.researcher_digests) AS g
-                    WHERE split_part(g, ':', 1)::bigint <> ALL(m.researcher_ids)
-                    UNION ALL SELECT unnest(m.digests)) k), '{}') AS researcher_digests,
-               coalesce((SELECT array_agg(DISTINCT e ORDER BY e) FROM (
-                    SELECT e FROM unnest(o.institution_researchers) AS e
-                    WHERE split_part(e, ' ', 2)::bigint <> ALL(m.researcher_ids)
-                    UNION ALL SELECT unnest(m.institution_researchers)) k), '{}') AS institution_researchers
-    ) n
+        SELECT array_agg(DISTINCT e ORDER BY e) AS institution_researchers FROM (
+            SELECT e FROM unnest(o.institution_researchers) AS e
+            WHERE split_part(e, ' ', 2)::bigint <> ALL(m.researcher_ids)
+            UNION ALL SELECT unnest(m.institution_researchers)) k
+    ) i
 )
 SELECT o.arxiv_id, o.oai_datestamp,
        """ + _FINGERPRINT.format(structure="st.structure") + """ AS fingerprint,
-       st.structure, o.n_authors,
-       coalesce((SELECT sum(split_part(g, ':', 2)::int) FROM unnest(o.researcher_digests) AS g), 0)::int AS n_matched,
-       ARRAY(SELECT split_part(g, ':', 1)::bigint FROM unnest(o.researcher_digests) WITH ORDINALITY AS x(g, k)
-             ORDER BY k) AS researcher_ids,
-       o.institution_ids, o.institution_researchers, o.researcher_digests,
-       o.cited_by_count, o.cited_as_of, o.primary_category, o.published, o.aligned_digest
+       st.structure, o.n_authors, o.n_matched, o.researcher_ids, o.institution_ids, o.institution_researchers,
+       o.researcher_digests, o.cited_by_count, o.cited_as_of, o.primary_category, o.published, o.aligned_digest
 FROM patched o
 LEFT JOIN wove.paper_citations pc ON pc.arxiv_id = o.arxiv_id
 CROSS JOIN LATERAL (
