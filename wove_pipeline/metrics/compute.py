@@ -33,9 +33,9 @@ of the researchers whose links there moved are read again from their own positio
 and the rest of the state follows from the digests (statements.PATCHED_STATES_SQL, migration
 0029), so the merge reads the moved positions, not the paper's 3,000. Co-author edges and
 institution metrics move by difference instead: each changed paper's state as it was is
-subtracted and its state as it is added (pair counts, paper counts, citation sums; an institution's first/last day is re-read only when the
-paper that held it left), so they cost the changed papers, not every paper of the
-researchers and institutions on them.
+subtracted and its state as it is added (pair counts, paper counts, citation sums; an
+institution's first/last day is re-read only when the paper that held it left), so they cost
+the changed papers, not every paper of the researchers and institutions on them.
 Candidates for the fingerprint check come from the metrics' change log (migration 0010):
 the triggers on every table the metrics read log each written key in the writer's own
 transaction, and a run takes what it can see, so a run costs what changed, not the size
@@ -312,12 +312,12 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
     candidates = changes["paper"] | changes["authorship"]
     moved = sorted({(int(r), a) for r, a in (key.split(":", 1) for key in changes["mention_pair"])})
     links_only = {a for _, a in moved} - changes["paper_data"] - changes["authorship"]
-    patched = sorted(a for (a,) in conn.execute(
-        "SELECT arxiv_id FROM wove.metrics_paper_state WHERE arxiv_id = ANY(%s)", (sorted(links_only),)))
+    patched = {a for (a,) in conn.execute(
+        "SELECT arxiv_id FROM wove.metrics_paper_state WHERE arxiv_id = ANY(%s)", (sorted(links_only),))}
     phases.lap("detect")
 
     # 4. keep those whose fingerprint really changed; collect who and where (then and now)
-    _paper_states(conn, sorted(candidates - set(patched)), patched, [m for m in moved if m[1] in set(patched)])
+    _paper_states(conn, sorted(candidates - patched), sorted(patched), [m for m in moved if m[1] in patched])
     changed = db.fetch_all(conn, statements.CHANGED_STATES_SQL)
     researchers: set[int] = set(identity_changed) | author_affected
     cited_only: set[int] = set()  # on papers whose citation figures moved, nothing else of theirs
