@@ -119,8 +119,9 @@ def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, mon
     seen = {}
     real_load = profile_store.load_candidates
 
-    def load_and_compare(conn, mentions, cfg=None):
-        current, stale, candidates = real_load(conn, mentions, cfg)
+    def load_and_compare(conn, mentions, cfg=None, readers=None):
+        assert readers is not None  # the day's reads are split among readers of its snapshot
+        current, stale, candidates = real_load(conn, mentions, cfg, readers)
         every = profile_store.load_profiles(conn, [r for (r,) in conn.execute("SELECT researcher_id FROM wove.researchers")])
         sizes = Counter(b for p in every.values() for b in p.blocks)
         seen["expected"] = bounded_candidates(crowded(mentions, sizes, cfg), token_postings(every), cfg)

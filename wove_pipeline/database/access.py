@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -107,6 +108,79 @@ def session_lock(conn: psycopg.Connection, key: str) -> Iterator[None]:
         yield
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_lock_id(key),))
+
+
+# Readers a split read uses (SnapshotReaders): cold, one backend waits on the disk for one page
+# at a time (0.065 ms a random 8 KiB read here, one at a time; 0.028 ms each, four at a time).
+READERS = 4
+
+
+class SnapshotReaders:
+    """More connections that see exactly what ``conn``'s open transaction sees (its snapshot,
+    exported to them), for a read of many keys split among them and run at once.
+
+    A day's reads by key (candidate profiles, their representatives' positions) are a few
+    thousand rows scattered over tables that grow with the archive: read cold, each is a
+    wait on the disk, and one backend waits for one page at a time. Split ``READERS`` ways,
+    the waits overlap. The readers only read, and only what the transaction saw when they
+    were opened: use them before the transaction writes what they would read."""
+
+    def __init__(self, conn: psycopg.Connection, n: int = READERS):
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.INTRANS:
+            raise RuntimeError("SnapshotReaders needs a connection inside a transaction")
+        snapshot = fetch_value(conn, "SELECT pg_export_snapshot()")
+        params = {o.keyword.decode(): o.val.decode() for o in conn.pgconn.info if o.val}
+        self.readers: list[psycopg.Connection] = []
+        try:
+            for _ in range(n):
+                reader = psycopg.connect(**params, autocommit=True)
+                self.readers.append(reader)
+                reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                reader.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
+        except BaseException:
+            self.close()
+            raise
+        self._pool = ThreadPoolExecutor(n)
+
+    def fetch_split(self, query: str | sql.Composable, params: dict[str, Any], split: Sequence[str]) -> list[tuple]:
+        """``query``'s rows, run once per reader with an equal share of each list ``split``
+        names (lists of one length, aligned, are cut alike; the other parameters go to every
+        reader). The rows come in the readers' order, and a row two shares both reach comes
+        twice: sort and deduplicate where that matters."""
+        n = max(1, min(len(self.readers), max(len(params[name]) for name in split)))
+
+        def share(values: Sequence[Any], k: int) -> Sequence[Any]:
+            return values[len(values) * k // n:len(values) * (k + 1) // n]
+
+        shares = [{**params, **{name: share(params[name], k) for name in split}} for k in range(n)]
+
+        def run(k: int) -> list[tuple]:
+            with self.readers[k].cursor() as cur:
+                cur.execute(query, shares[k])
+                return cur.fetchall()
+
+        return [row for rows in self._pool.map(run, range(n)) for row in rows]
+
+    def close(self) -> None:
+        if getattr(self, "_pool", None):
+            self._pool.shutdown()
+        for reader in self.readers:
+            reader.close()
+
+    def __enter__(self) -> SnapshotReaders:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def fetch_keys(conn: psycopg.Connection, query: str | sql.Composable, params: dict[str, Any], split: Sequence[str],
+               readers: SnapshotReaders | None = None) -> list[tuple]:
+    """``query``'s rows for the keys in ``params``: split among ``readers`` where given
+    (SnapshotReaders.fetch_split), else read on ``conn``."""
+    if readers is None:
+        return conn.execute(query, params).fetchall()
+    return readers.fetch_split(query, params, split)
 
 
 def copy_rows(conn: psycopg.Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:

@@ -33,14 +33,14 @@ ORDER BY pa.arxiv_id, pa.position
 # positions out of 1,128,331 took 0.85 s at 100,000 papers, a scan that grows with the archive.
 # LIMIT 1 (one row a key) keeps the lookup a subquery of its own, probed once per pair.
 WANTED_POSITIONS_SQL = """
-SELECT x.* FROM unnest(%s::text[], %s::int[]) w (arxiv_id, position),
+SELECT x.* FROM unnest(%(papers)s::text[], %(positions)s::int[]) w (arxiv_id, position),
 LATERAL (""" + POSITIONS_FROM + """ WHERE pa.arxiv_id = w.arxiv_id AND pa.position = w.position LIMIT 1) x
 """
 # A paper's author count is its last position + 1 (positions are 0..n-1: the papers' check
 # paper_authors_positions_contiguous): one index entry a paper, not every position of a
 # 3,000-author collaboration (counting them took 1.5 s of the day after 1,000,000 papers).
 AUTHOR_COUNTS_SQL = """
-SELECT a, n FROM unnest(%s::text[]) a,
+SELECT a, n FROM unnest(%(ids)s::text[]) a,
 LATERAL (SELECT max(pa.position) + 1 AS n FROM wove.paper_authors pa WHERE pa.arxiv_id = a) x
 WHERE n IS NOT NULL
 """
@@ -81,12 +81,15 @@ MIN_ALIGNMENT_CONFIDENCE = 0.5
 
 def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, *,
                   hash_evidence: bool = True, only: set[tuple[str, int]] | None = None,
-                  vectors: bool = True) -> tuple[list[Mention], dict[str, str | None]]:
+                  vectors: bool = True, readers: db.SnapshotReaders | None = None
+                  ) -> tuple[list[Mention], dict[str, str | None]]:
     """Every author position (of these papers; of them, the ``only`` (arxiv_id, position)
     pairs) as a Mention, and a hash of each paper's author evidence (None for every paper
     with ``hash_evidence=False``: papers whose input fingerprint says their evidence did
     not move). Co-author keys always come from every position of the paper. ``vectors=False``
-    leaves the papers' sentence vectors out (a pass that only counts)."""
+    leaves the papers' sentence vectors out (a pass that only counts). ``readers``: the reads
+    by paper split among them (db.SnapshotReaders); text terms counted now are written on
+    ``conn``."""
     if only is not None and hash_evidence:
         raise ValueError("a paper's evidence hash reads all its positions: `only` needs hash_evidence=False")
     # plain tuples in the queries' column order: a dict per row was a tenth of a day's matching
@@ -100,15 +103,19 @@ def load_mentions(conn: psycopg.Connection, arxiv_ids: list[str] | None = None, 
         if only is not None:
             # a giant collaboration's positions give each other no co-author keys: of its 3,000
             # rows only the wanted ones are read (a representative there read every row)
-            sizes = dict(conn.execute(AUTHOR_COUNTS_SQL, (ids,)).fetchall())
+            sizes = dict(db.fetch_keys(conn, AUTHOR_COUNTS_SQL, {"ids": ids}, ("ids",), readers))
             whole = [a for a in ids if sizes.get(a, 0) <= MAX_COAUTHOR_AUTHORS]
             wanted = sorted((a, p) for a, p in only if sizes.get(a, 0) > MAX_COAUTHOR_AUTHORS)
-        rows = conn.execute(MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%s)"), (whole,)).fetchall()
+        rows = db.fetch_keys(conn, MENTIONS_SQL.format(where="WHERE pa.arxiv_id = ANY(%(ids)s)"), {"ids": whole},
+                             ("ids",), readers)
         if wanted:
-            rows += conn.execute(WANTED_POSITIONS_SQL, ([a for a, _ in wanted], [p for _, p in wanted])).fetchall()
+            rows += db.fetch_keys(conn, WANTED_POSITIONS_SQL, {"papers": [a for a, _ in wanted],
+                                                               "positions": [p for _, p in wanted]},
+                                  ("papers", "positions"), readers)
+        if wanted or readers is not None:
             rows.sort(key=lambda r: (r[0], r[1]))
-        papers = conn.execute(_papers_sql("WHERE p.arxiv_id = ANY(%(ids)s)", vectors),
-                              {"ids": ids, "version": TEXT_TERMS_VERSION, "model": EMBEDDING_MODEL}).fetchall()
+        papers = db.fetch_keys(conn, _papers_sql("WHERE p.arxiv_id = ANY(%(ids)s)", vectors),
+                               {"ids": ids, "version": TEXT_TERMS_VERSION, "model": EMBEDDING_MODEL}, ("ids",), readers)
     paper_fields = _with_text_terms(conn, papers)
     by_paper: dict[str, list[tuple]] = defaultdict(list)
     for row in rows:

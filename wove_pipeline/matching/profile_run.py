@@ -15,6 +15,7 @@ current links break an override, the run returns None and the caller runs link b
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections import Counter, defaultdict
 
@@ -59,11 +60,22 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
             "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)", (ends,))}
         if broken_overrides(overrides, linked):
             return None
-    if profile_store.needs_backfill(conn):
+    backfill = profile_store.needs_backfill(conn)
+    if backfill:
         profile_store.rebuild_all(conn, now)
     cfg = config or MatchConfig()
     seeds = sorted(inputs)
-    mentions, evidence = load_mentions(conn, seeds)
+    # the reads by key below, split among readers of this transaction's snapshot: cold, on a
+    # big archive, they are waits on the disk, and the readers wait together (db.SnapshotReaders;
+    # not after a backfill, whose profiles they would not see)
+    with contextlib.nullcontext() if backfill else db.SnapshotReaders(conn) as readers:
+        return _match(conn, readers, seeds, inputs, overrides, linked, cfg, config, now)
+
+
+def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, seeds: list[str], inputs: dict[str, str],
+           overrides: Overrides, linked: dict[str, int], cfg: MatchConfig, config: MatchConfig | None,
+           now: dt.datetime):
+    mentions, evidence = load_mentions(conn, seeds, readers=readers)
     by_id = {m.mention_id: m for m in mentions}
     state = dict(conn.execute(
         "SELECT arxiv_id, content FROM wove.matching_state WHERE arxiv_id = ANY(%(ids)s)", {"ids": seeds}).fetchall())
@@ -80,14 +92,14 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     redecided = {mid: rid for mid, rid in previous.items() if mid in new_ids or mid not in by_id}
     new = [by_id[mid] for mid in sorted(new_ids)]
     # what the assignment reads; the ones the day updates are read whole below
-    profiles, stale, candidates = profile_store.load_candidates(conn, new, config)
+    profiles, stale, candidates = profile_store.load_candidates(conn, new, config, readers)
     losing = set(redecided.values())
     rebuild = sorted(set(stale) | losing)
     light = set(profiles) - set(rebuild)
     if rebuild:
         for rid in rebuild:
             profiles.pop(rid, None)
-        for rid, ms in profile_store.members_of(conn, rebuild).items():
+        for rid, ms in profile_store.members_of(conn, rebuild, readers).items():
             ms = [m for m in ms if m.mention_id not in redecided]
             if ms:
                 profiles[rid] = build_profile(rid, ms)
@@ -106,7 +118,10 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
         fits = {blk for blk, forms in forms_by_block(p).items()
                 if any(compat.fits(name, forms) for name in new_names.get(blk, ()))}
         wanted |= {split_mention_id(r.mention_id) for r in scored_representatives(p, fits, cfg)}
-    rep_mentions, _ = load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted)
+    rep_mentions, _ = load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted,
+                                    readers=readers)
+    if readers is not None:
+        readers.close()  # what follows writes, and reads what it wrote
     reps = {m.mention_id: m for m in rep_mentions}
 
     next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")

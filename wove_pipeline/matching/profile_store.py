@@ -120,19 +120,20 @@ def _representatives(reps) -> list[Representative]:
     return [Representative(m, float(w), frozenset(t), b) for m, w, b, t in reps]
 
 
-def load_candidates(conn: psycopg.Connection, mentions: list[Mention], config: MatchConfig | None = None
-                    ) -> tuple[dict[int, Profile], list[int], dict[str, set[int]]]:
+def load_candidates(conn: psycopg.Connection, mentions: list[Mention], config: MatchConfig | None = None,
+                    readers: db.SnapshotReaders | None = None) -> tuple[dict[int, Profile], list[int], dict[str, set[int]]]:
     """These mentions' candidate profiles (see CANDIDATES_SQL): (current ones by researcher id,
     with what the assignment reads; ids of stale ones; each crowded block's mention -> its
     candidates, ``assign_by_profiles``'s ``candidates``). ``load_profiles`` reads the whole
-    of those a run updates."""
+    of those a run updates. ``readers``: the reads split among them (db.SnapshotReaders)."""
     cfg = config or MatchConfig()
     blocks = sorted({m.block for m in mentions})
-    sizes = dict(conn.execute(BLOCK_PROFILES_SQL, {"blocks": blocks, "cap": cfg.profile_candidates + 1}))
+    sizes = dict(db.fetch_keys(conn, BLOCK_PROFILES_SQL, {"blocks": blocks, "cap": cfg.profile_candidates + 1},
+                               ("blocks",), readers))
     busy = crowded(mentions, sizes, cfg)
     tokens = sorted({t for m in busy for t in identifying_tokens(m)})
     postings: dict[str, list[int]] = defaultdict(list)
-    for t, rid in conn.execute(POSTINGS_SQL, {"tokens": tokens, "cap": TOKEN_POSTING + 1}):
+    for t, rid in db.fetch_keys(conn, POSTINGS_SQL, {"tokens": tokens, "cap": TOKEN_POSTING + 1}, ("tokens",), readers):
         postings[t].append(int(rid))
     candidates = bounded_candidates(busy, postings, cfg)
     params = {
@@ -145,7 +146,11 @@ def load_candidates(conn: psycopg.Connection, mentions: list[Mention], config: M
     params["s2"], params["oa"] = [s2 for s2, _ in id_pairs], [oa for _, oa in id_pairs]
     current: dict[int, Profile] = {}
     stale: list[int] = []
-    for rid, forms, orcids, pairs, reps, fresh in conn.execute(CANDIDATES_SQL, params):
+    seen: set[int] = set()
+    for rid, forms, orcids, pairs, reps, fresh in db.fetch_keys(conn, CANDIDATES_SQL, params, list(params), readers):
+        if rid in seen:  # found by two readers' shares (a block's and an id's)
+            continue
+        seen.add(rid)
         if fresh:
             current[int(rid)] = Profile(label=int(rid), name_forms=Counter(forms), orcids=Counter(orcids or {}),
                                         id_pairs=Counter(pairs or {}), representatives=_representatives(reps))
@@ -167,16 +172,18 @@ def save(conn: psycopg.Connection, profiles: dict[int, Profile] | list[Profile],
                           key=("researcher_id",))
 
 
-def members_of(conn: psycopg.Connection, researcher_ids: list[int]) -> dict[int, list[Mention]]:
+def members_of(conn: psycopg.Connection, researcher_ids: list[int], readers: db.SnapshotReaders | None = None
+               ) -> dict[int, list[Mention]]:
     """Every member of these researchers, as mentions (what a rebuild reads)."""
     from .researchers import load_mentions
 
     if not researcher_ids:
         return {}
-    linked = conn.execute("SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"
-                          " WHERE researcher_id = ANY(%s)", (sorted(researcher_ids),)).fetchall()
+    linked = db.fetch_keys(conn, "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions"
+                                 " WHERE researcher_id = ANY(%(ids)s)", {"ids": sorted(researcher_ids)}, ("ids",), readers)
     owner = {(a, p): r for a, p, r in linked}
-    mentions, _ = load_mentions(conn, sorted({a for a, _, _ in linked}), hash_evidence=False, only=set(owner))
+    mentions, _ = load_mentions(conn, sorted({a for a, _, _ in linked}), hash_evidence=False, only=set(owner),
+                                readers=readers)
     out: dict[int, list[Mention]] = {}
     for m in mentions:
         out.setdefault(owner[(m.paper_id, m.position)], []).append(m)

@@ -1,0 +1,53 @@
+"""db.SnapshotReaders: a read split among more connections sees exactly what the one
+transaction that opened them sees, and gives the rows one connection reads."""
+
+import psycopg
+import pytest
+
+from wove_pipeline.database import access as db
+
+PAIRS_SQL = """
+SELECT w.k, w.v, t.label FROM unnest(%(keys)s::int[], %(values)s::text[]) w (k, v)
+JOIN readers_probe t ON t.k = w.k
+"""
+
+
+@pytest.fixture
+def probe(database_url):
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE readers_probe (k int PRIMARY KEY, label text)")
+        conn.execute("INSERT INTO readers_probe SELECT g, 'row ' || g FROM generate_series(1, 50) g")
+    return database_url
+
+
+def test_a_split_read_gives_one_connection_s_rows(probe):
+    keys = list(range(0, 60, 3))  # 0 and 51..57 find nothing
+    params = {"keys": keys, "values": [f"v{k}" for k in keys], "unsplit": "x"}
+    with psycopg.connect(probe) as conn:
+        one = conn.execute(PAIRS_SQL, params).fetchall()
+        with db.SnapshotReaders(conn, n=4) as readers:
+            split = readers.fetch_split(PAIRS_SQL, params, ("keys", "values"))
+            assert readers.fetch_split(PAIRS_SQL, {"keys": [], "values": []}, ("keys", "values")) == []
+            assert sorted(db.fetch_keys(conn, PAIRS_SQL, params, ("keys", "values"), readers)) == sorted(one)
+        assert db.fetch_keys(conn, PAIRS_SQL, params, ("keys", "values")) == one
+    assert sorted(split) == sorted(one)
+    assert [r[:2] for r in sorted(split)] == [(k, f"v{k}") for k in keys if 1 <= k <= 50]  # aligned lists cut alike
+    assert len(one) == 16
+
+
+def test_readers_see_the_transaction_s_snapshot_not_later_commits(probe):
+    with psycopg.connect(probe) as conn:
+        conn.execute("SELECT count(*) FROM readers_probe")  # the transaction is open
+        with db.SnapshotReaders(conn, n=2) as readers:
+            with psycopg.connect(probe, autocommit=True) as other:
+                other.execute("UPDATE readers_probe SET label = 'changed' WHERE k <= 10")
+                other.execute("INSERT INTO readers_probe VALUES (51, 'new')")
+            rows = readers.fetch_split("SELECT k, label FROM readers_probe WHERE k = ANY(%(keys)s)",
+                                       {"keys": list(range(1, 52))}, ("keys",))
+        assert sorted(rows) == [(k, f"row {k}") for k in range(1, 51)]
+
+
+def test_readers_need_an_open_transaction(probe):
+    with psycopg.connect(probe, autocommit=True) as conn:
+        with pytest.raises(RuntimeError, match="inside a transaction"):
+            db.SnapshotReaders(conn)
