@@ -29,6 +29,8 @@ def test_a_split_read_gives_one_connection_s_rows(probe):
             split = readers.fetch_split(PAIRS_SQL, params, ("keys", "values"))
             assert readers.fetch_split(PAIRS_SQL, {"keys": [], "values": []}, ("keys", "values")) == []
             assert sorted(db.fetch_keys(conn, PAIRS_SQL, params, ("keys", "values"), readers)) == sorted(one)
+        readers.close()  # closing again (profile_run closes them before its writes) does nothing
+        assert readers.readers == []
         assert db.fetch_keys(conn, PAIRS_SQL, params, ("keys", "values")) == one
     assert sorted(split) == sorted(one)
     assert [r[:2] for r in sorted(split)] == [(k, f"v{k}") for k in keys if 1 <= k <= 50]  # aligned lists cut alike

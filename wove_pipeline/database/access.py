@@ -162,10 +162,13 @@ class SnapshotReaders:
         return [row for rows in self._pool.map(run, range(n)) for row in rows]
 
     def close(self) -> None:
+        """Close the readers (again: a no-op), ending their snapshot's transactions."""
         if getattr(self, "_pool", None):
             self._pool.shutdown()
+            self._pool = None
         for reader in self.readers:
             reader.close()
+        self.readers = []
 
     def __enter__(self) -> SnapshotReaders:
         return self

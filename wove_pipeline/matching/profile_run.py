@@ -63,18 +63,17 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     backfill = profile_store.needs_backfill(conn)
     if backfill:
         profile_store.rebuild_all(conn, now)
-    cfg = config or MatchConfig()
-    seeds = sorted(inputs)
     # the reads by key below, split among readers of this transaction's snapshot: cold, on a
     # big archive, they are waits on the disk, and the readers wait together (db.SnapshotReaders;
     # not after a backfill, whose profiles they would not see)
     with contextlib.nullcontext() if backfill else db.SnapshotReaders(conn) as readers:
-        return _match(conn, readers, seeds, inputs, overrides, linked, cfg, config, now)
+        return _match(conn, readers, inputs, overrides, linked, config, now)
 
 
-def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, seeds: list[str], inputs: dict[str, str],
-           overrides: Overrides, linked: dict[str, int], cfg: MatchConfig, config: MatchConfig | None,
-           now: dt.datetime):
+def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs: dict[str, str],
+           overrides: Overrides, linked: dict[str, int], config: MatchConfig | None, now: dt.datetime):
+    cfg = config or MatchConfig()
+    seeds = sorted(inputs)
     mentions, evidence = load_mentions(conn, seeds, readers=readers)
     by_id = {m.mention_id: m for m in mentions}
     state = dict(conn.execute(
