@@ -270,3 +270,30 @@ def test_an_incremental_call_asks_about_the_same_pairs_over_the_groups_near_its_
     assert len(full[0]) > 0
     assert np.array_equal(near[0], full[0]) and np.array_equal(near[1], full[1])
     assert np.allclose(near[2], full[2], equal_nan=True)
+
+
+def test_group_grades_read_a_form_both_groups_reach_and_other_groups_change_nothing():
+    # forms: Yang Liu, Yuki Liu, Y. Liu. "yang liu" and "yuki liu" are incompatible (grade 0);
+    # each is compatible with the initial "y liu" (grade 1), and equal to itself (4)
+    ms = [Mention("a", "pa", 0, "Yang", None, "Liu", year=2010), Mention("b", "pb", 0, "Yuki", None, "Liu", year=2011),
+          Mention("c", "pc", 0, "Y.", None, "Liu", year=2012), Mention("d", "pd", 0, "Yang", None, "Liu", year=2013)]
+    data, idx, bn = _block(ms)
+    form = {m.mention_id: int(np.searchsorted(bn.uniq, data.variant[i])) for i, m in enumerate(ms)}
+    assert bn.grade[form["a"], form["b"]] == 0 and bn.grade[form["a"], form["c"]] == 1
+    assert bn.grade[form["a"], form["d"]] == 4
+    P = np.full((4, 4), 0.7, dtype=np.float32)
+    cannot = np.zeros((4, 4), dtype=bool)
+    I, J, X = group_pairs(data, idx, P, cannot, [[0], [1], [2], [3]], bn)
+    grades = {(ms[i].mention_id, ms[j].mention_id): (X[k, COL["grade_max"]], X[k, COL["grade_min"]])
+              for k, (i, j) in enumerate(zip(I, J))}
+    # the one form Yang and Yuki both reach is the initial, at grade 1: grade_max and grade_min 1
+    # (they are incompatible with each other, but no form is incompatible with both)
+    assert grades[("a", "b")] == (1.0, 1.0)
+    # two Yang Lius both reach their own form at 4, and both are incompatible with Yuki
+    assert grades[("a", "d")] == (4.0, 0.0)
+    # the features of a pair are those of the two groups whatever else the call holds
+    sub = [0, 3]
+    I2, J2, X2 = group_pairs(data, idx[sub], P[np.ix_(sub, sub)], cannot[np.ix_(sub, sub)], [[0], [1]], bn)
+    assert (I2.tolist(), J2.tolist()) == ([0], [1])
+    k = [n for n, (i, j) in enumerate(zip(I, J)) if (i, j) == (0, 3)][0]
+    assert np.array_equal(X2[0], X[k], equal_nan=True)

@@ -44,8 +44,8 @@ GROUP_FEATURES: tuple[str, ...] = (
     "p_max",  # their most probable pair
     "best_match_min",  # mean over a group's members of each one's best pair in the other: the lower side
     "best_match_max",  # ... the higher side
-    "grade_max",  # best name grade between their name forms (features.name_grade's codes)
-    "grade_min",  # worst name grade between them
+    "grade_max",  # highest name grade (features.name_grade's codes) at which both reach one form of the block (_grades)
+    "grade_min",  # lowest grade at which both reach one form
     "coauthors_named_share",  # co-authors by full name in common / the smaller group's distinct ones
     "coauthors_share",  # co-author blocks in common / the smaller group's
     "embedding_cosine",  # cosine of the groups' mean sentence vectors
@@ -122,32 +122,36 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
     f["best_match_min"] = np.minimum(best[I, J], best[J, I])
     f["best_match_max"] = np.maximum(best[I, J], best[J, I])
 
-    V = _indicator(lab, k, np.searchsorted(bn.uniq, data.variant[idx]), len(bn.uniq))
-    grade_max, grade_min = np.zeros(len(I)), np.full(len(I), 4.0)
-    for g in (1, 2, 3, 4):  # highest grade reached / lowest grade present between the two groups' forms
-        at_least = _row_pair_any(V, sp.csr_matrix((bn.grade >= g).astype(np.float64)), I, J)
-        grade_max[at_least] = g
-    for g in (3, 2, 1, 0):
-        grade_min[_row_pair_any(V, sp.csr_matrix((bn.grade == g).astype(np.float64)), I, J)] = g
-    f["grade_max"], f["grade_min"] = grade_max, grade_min
+    # what follows reads each group's members: only the groups some candidate pair holds
+    # (``held``), as rows 0.. of the aggregates (a batch block's step asks about a few pairs
+    # of its hundreds of groups); ``a``, ``b``: each pair's ends among them
+    held, ends = np.unique(np.concatenate([I, J]), return_inverse=True)
+    a, b = ends[:len(I)], ends[len(I):]
+    row_of = np.full(k, -1, dtype=np.int64)
+    row_of[held] = np.arange(len(held))
+    mine = np.flatnonzero(row_of[lab] >= 0)  # the mentions of those groups, in the call's order
+    g_of, at = row_of[lab[mine]], idx[mine]
+    f["grade_max"], f["grade_min"] = _grades(g_of, np.searchsorted(bn.uniq, data.variant[at]), len(held), bn.grade, a, b)
 
-    member = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))  # groups x their mentions
+    # held groups x their mentions: each sum below adds a group's members in the order the
+    # call's every mention had them added (the same features, to the last bit)
+    member = sp.csr_matrix((np.ones(len(mine)), (g_of, np.arange(len(mine)))), shape=(len(held), len(mine)))
     for name, X in (("coauthors_named_share", data.coauthor_names), ("coauthors_share", data.coauthors)):
-        B = (member @ used_columns(X[idx])).tocsr()
+        B = (member @ used_columns(X[at])).tocsr()
         B.data[:] = 1.0
         count = np.asarray(B.sum(1)).ravel()
-        smaller = np.minimum(count[I], count[J])
-        f[name] = np.where(smaller > 0, _row_dot(B, I, J) / np.maximum(smaller, 1), np.nan)
+        smaller = np.minimum(count[a], count[b])
+        f[name] = np.where(smaller > 0, _row_dot(B, a, b) / np.maximum(smaller, 1), np.nan)
 
-    rows = data.paper_row[idx]
-    E = (member @ (data.embedding[rows].astype(np.float64) * data.has_embedding[idx][:, None]))
+    rows = data.paper_row[at]
+    E = (member @ (data.embedding[rows].astype(np.float64) * data.has_embedding[at][:, None]))
     norms = np.linalg.norm(E, axis=1)
     E /= np.where(norms > 0, norms, 1.0)[:, None]
-    f["embedding_cosine"] = np.where((norms[I] > 0) & (norms[J] > 0), np.einsum("ij,ij->i", E[I], E[J]), np.nan)
-    for name, X in (("text_cosine", data.text[rows]), ("venue_cosine", data.venue[idx]),
-                    ("affiliation_cosine", data.affil[idx])):
+    f["embedding_cosine"] = np.where((norms[a] > 0) & (norms[b] > 0), np.einsum("ij,ij->i", E[a], E[b]), np.nan)
+    for name, X in (("text_cosine", data.text[rows]), ("venue_cosine", data.venue[at]),
+                    ("affiliation_cosine", data.affil[at])):
         A, has = _unit_rows((member @ used_columns(X)).tocsr())
-        f[name] = np.where(has[I] & has[J], _row_dot(A, I, J), np.nan)
+        f[name] = np.where(has[a] & has[b], _row_dot(A, a, b), np.nan)
 
     year = data.year[idx][order]
     known = np.isfinite(year)
@@ -161,16 +165,16 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
     shared = np.zeros(len(I), dtype=bool)
     has_a, has_b = np.zeros(len(I), dtype=bool), np.zeros(len(I), dtype=bool)
     for codes in (data.s2, data.oa, data.orcid):
-        c = codes[idx]
+        c = codes[at]
         ok = c >= 0
         if not ok.any():
             continue
         _, cc = np.unique(c[ok], return_inverse=True)
-        Ind = _indicator(lab[ok], k, cc, int(cc.max()) + 1)
+        Ind = _indicator(g_of[ok], len(held), cc, int(cc.max()) + 1)
         carries = np.asarray(Ind.sum(1)).ravel() > 0
-        has_a |= carries[I]
-        has_b |= carries[J]
-        shared |= _row_dot(Ind, I, J) > 0
+        has_a |= carries[a]
+        has_b |= carries[b]
+        shared |= _row_dot(Ind, a, b) > 0
     f["ids_shared"] = np.where(has_a & has_b, shared.astype(np.float64), np.nan)
 
     for name, per_variant in (("surname_variety", data.surname_variety), ("first_name_variety", data.first_name_variety)):
@@ -181,11 +185,26 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
     return I.astype(np.int64), J.astype(np.int64), X
 
 
-def _row_pair_any(V: sp.csr_matrix, G: sp.csr_matrix, I: np.ndarray, J: np.ndarray) -> np.ndarray:
-    """For each pair (I[k], J[k]) of groups: does some form of one relate by G to some form of the other."""
-    if not G.nnz:
-        return np.zeros(len(I), dtype=bool)
-    return _row_dot((V @ G).tocsr(), I, J) > 0  # (V G) row a . V row b = pairs of forms related
+def _grades(group: np.ndarray, form: np.ndarray, k: int, grade: np.ndarray, a: np.ndarray,
+            b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """grade_max and grade_min of the group pairs (``a[p]``, ``b[p]``); ``group`` and ``form``:
+    each mention's group (0..k-1) and form (a row of ``grade``, the block's forms x forms in
+    features.name_grade's codes). As the group model was trained on them: grade_max is the
+    highest grade g such that some form of the block is at g or above from a form of each
+    group, grade_min the lowest grade g such that some form is at exactly g from a form of
+    each (through a form both reach, not form to form: a direct reading would need the
+    group model trained again)."""
+    codes = np.unique(group * len(grade) + form)  # each group's distinct forms, by group
+    start = np.searchsorted(codes // len(grade), np.arange(k))  # every group has a member
+    rows = grade[codes % len(grade)]
+    grade_max, grade_min = np.zeros(len(a)), np.full(len(a), 4.0)
+    for g in (1, 2, 3, 4):
+        reach = np.logical_or.reduceat(rows >= g, start, axis=0)  # group x form: at g or above from one of its forms
+        grade_max[(reach[a] & reach[b]).any(1)] = g
+    for g in (3, 2, 1, 0):
+        reach = np.logical_or.reduceat(rows == g, start, axis=0)
+        grade_min[(reach[a] & reach[b]).any(1)] = g
+    return grade_max, grade_min
 
 
 def _open_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray, groups: list[list[int]],
