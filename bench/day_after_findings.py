@@ -593,4 +593,43 @@ each, where at 10k many blocks hold fewer), the split loads 1.4 -> 9.6 s, the up
 (researchers 1.6 s, profiles 1.0 + 2.0 s), the authorships COPY 3.0 s (indexes of a 10.8M-row
 table), the metrics 2.1 -> 6.9 s (patched states 1.8 s), the serving step 3.7 -> 8.5 s
 (patched author lists 2.0 s), the matching totals (two whole-table counts) 0.8 s.
+**The group step's pairs over their own groups (2026-12-06, a44781b).** The day's group step
+(group_merge.join_new_groups) grew most of the matching's pieces with the archive (sampled,
+10k -> 100k -> 1,000,000 in the last period: 2.2 -> 7.1 -> 8.7 s), and most of that was
+group_merge.group_pairs: to take the features of the few group pairs that some mention pair
+makes candidates, it aggregated every group the call holds (co-authors, texts, venues,
+affiliations, vectors, upstream ids), and read the name grades through eight sparse products a
+call. It now aggregates only the groups a candidate pair holds, adding each group's members in
+the order it added them before, and reads the grades from each group's distinct forms: the same
+features to the last bit (251 calls recorded in the real sets' daily assignment: identical
+output, 3.4 -> 2.3 s; tests/matching/test_group_merge.py pins the grades' reading and that a
+pair's features do not depend on the other groups of the call). Decisions and rows are the
+same at every size. Fresh archives (10k, 100k, 300k and 1,000,000 papers, grown by a5c9ac2),
+--after-a-day, cold, sampled. First period (06:13-06:22), in which the machine slowed (the same
+10k day took 34.9 s at 06:13 and 43.7 s at 06:21, CPU 36 and 45 s):
+- day after 9,084 papers: 34.9 s (1.00 x the 10k day); CPU 36 s (06:13)
+- day after 299,772 papers: 61.0 s (1.75 x the 10k day, 1.40 x the later one); CPU 65 s (06:14)
+- day after 99,924 papers: 54.2 s (1.55 x, 1.24 x); CPU 57 s (06:16)
+- before a44781b, same archives: after 99,924 papers 66.2 s, CPU 70 s (06:18); after 9,084
+  papers 41.9 s, CPU 43 s (06:19)
+- day after 9,084 papers: 43.7 s; CPU 45 s (06:21)
+Sampled, before -> after a44781b: at 100k the group step 9.6 -> 6.7 s and its pairs' features
+4.9 -> 2.8 s; at 10k 2.7 -> 2.6 s and 1.0 -> 0.6 s. (The day's walls moved with the machine by
+more than that: 41.9 s before and 43.7 s after at 10k, two minutes apart.)
+Second period (07:10-07:15), the 1,000,000-paper archive grown in between (46.0 GiB, 47 min):
+- day after 9,084 papers: 35.0 s (1.00 x the 10k day); CPU 36 s (07:10)
+- day after 999,240 papers: 74.7 s (2.13 x the 10k day); CPU 71 s (1.98 x) (07:11)
+- day after 9,084 papers: 36.0 s (R 2.08 for the 1,000,000 day against it; CPU 37 s) (07:14)
+Bar (R <= 1.3 at 1,000,000): not met; R 2.08-2.13 (the last period's 2.17-2.24). Decisions at
+1,000,000 as before (recall 0.9697, precision 0.9823, 571 of 589 newcomers kept apart). Sampled
+at 1,000,000 against the last period: the group step 8.7 -> 7.4 s, its pairs' features 4.6 ->
+3.2 s; the split loads 8.1 -> 8.7 s, the metrics 6.3 -> 6.5 s, the serving step 8.1 -> 9.1 s
+(cold reads, which vary from run to run). The group step still grows 1.9 -> 7.4 s from 10k to
+1,000,000: in a big archive more of the profiles a new mention joins have a strong pair in
+another (bridges), so more groups are open and the veto compares their earlier members too.
+Tried and not kept: scoring the group step's open members (score_open_groups) only against the
+pool members whose names are compatible, as aligned pairs (in a crowded block the pool holds the
+representatives of Yang, Yi and Yu Wang's candidates alike). The same output on the six real
+sets' newest 10% by profile, but 4.5-7x slower (ads 0.88 -> 6.25 s): per-pair products cost more
+than the rectangle's matrix products, even for 40% of the pairs.
 """
