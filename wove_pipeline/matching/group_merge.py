@@ -122,7 +122,7 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
     f["best_match_min"] = np.minimum(best[I, J], best[J, I])
     f["best_match_max"] = np.maximum(best[I, J], best[J, I])
 
-    # what follows reads each group's members: only the groups some candidate pair holds
+    # everything below reads each group's members: only the groups some candidate pair holds
     # (``held``), as rows 0.. of the aggregates (a batch block's step asks about a few pairs
     # of its hundreds of groups); ``a``, ``b``: each pair's ends among them
     held, ends = np.unique(np.concatenate([I, J]), return_inverse=True)
@@ -153,14 +153,14 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
         A, has = _unit_rows((member @ used_columns(X)).tocsr())
         f[name] = np.where(has[a] & has[b], _row_dot(A, a, b), np.nan)
 
-    year = data.year[idx][order]
+    year = data.year[at]
     known = np.isfinite(year)
-    lo = np.full(k, np.inf)
-    hi = np.full(k, -np.inf)
-    np.minimum.at(lo, lab[order][known], year[known])
-    np.maximum.at(hi, lab[order][known], year[known])
-    gap = np.maximum(0.0, np.maximum(lo[I], lo[J]) - np.minimum(hi[I], hi[J]))
-    f["year_gap"] = np.where(np.isfinite(lo[I]) & np.isfinite(lo[J]), gap, np.nan)
+    lo = np.full(len(held), np.inf)
+    hi = np.full(len(held), -np.inf)
+    np.minimum.at(lo, g_of[known], year[known])
+    np.maximum.at(hi, g_of[known], year[known])
+    gap = np.maximum(0.0, np.maximum(lo[a], lo[b]) - np.minimum(hi[a], hi[b]))
+    f["year_gap"] = np.where(np.isfinite(lo[a]) & np.isfinite(lo[b]), gap, np.nan)
 
     shared = np.zeros(len(I), dtype=bool)
     has_a, has_b = np.zeros(len(I), dtype=bool), np.zeros(len(I), dtype=bool)
@@ -178,9 +178,9 @@ def group_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
     f["ids_shared"] = np.where(has_a & has_b, shared.astype(np.float64), np.nan)
 
     for name, per_variant in (("surname_variety", data.surname_variety), ("first_name_variety", data.first_name_variety)):
-        most = np.full(k, -np.inf)
-        np.maximum.at(most, lab, per_variant[data.variant[idx]])
-        f[name] = np.maximum(most[I], most[J])
+        most = np.full(len(held), -np.inf)
+        np.maximum.at(most, g_of, per_variant[data.variant[at]])
+        f[name] = np.maximum(most[a], most[b])
     X = np.column_stack([f[name] for name in GROUP_FEATURES]).astype(np.float64)
     return I.astype(np.int64), J.astype(np.int64), X
 
