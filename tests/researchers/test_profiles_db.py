@@ -40,7 +40,7 @@ def check_profiles(url):
     assert held == derived and any("|" in k for k, _ in held) and any("|" not in k for k, _ in held)
 
 
-def test_day_by_profile_keeps_profiles_and_decides_as_link_by_link(env, world, monkeypatch, clone_database):  # noqa: F811
+def test_day_by_profile_keeps_profiles_and_decides_as_link_by_link(env, world, clone_database):  # noqa: F811
     url, resources = env
     harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=2))
     assert match(url).mode == "full"
@@ -57,8 +57,7 @@ def test_day_by_profile_keeps_profiles_and_decides_as_link_by_link(env, world, m
     assert len(rows) == day.new_mentions
     assert all(ev.get("features") for outcome, ev in rows if outcome in ("linked", "forced"))  # evidence on every link
 
-    monkeypatch.setattr(researchers_load, "match_by_profiles", lambda *a, **k: None)
-    link_by_link = match(twin)
+    link_by_link = match(twin, link_by_link=True)
     assert link_by_link.new_mentions == day.new_mentions
     a, _, live_a = snapshot(url)
     b, _, live_b = snapshot(twin)
@@ -73,9 +72,22 @@ def test_day_by_profile_keeps_profiles_and_decides_as_link_by_link(env, world, m
     check_profiles(twin)  # the link-by-link run keeps the profiles too
 
 
-def test_redirects_and_overrides_through_profiles(env, world):  # noqa: F811
-    """A forced split of two positions of one researcher goes through the link-by-link run
-    (current links break it) and the profiles follow; the next day goes by profile again."""
+def _no_link_by_link(monkeypatch):
+    def refuse(*a, **k):
+        raise AssertionError("the day went link by link")
+    monkeypatch.setattr(researchers_load, "assign_incremental", refuse)
+
+
+def _owner(url):
+    members, _, _ = snapshot(url)
+    return {m: r for r, mm in members.items() for m in mm}
+
+
+def test_redirects_and_overrides_through_profiles(env, world, monkeypatch):  # noqa: F811
+    """A forced split of two positions of one researcher, which the current links break, is
+    applied by the next day's run by profile: its two positions are re-opened (their
+    researcher's profile rebuilt without them) and assigned again under the override; the
+    next day goes by profile too and keeps them apart."""
     url, resources = env
     harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=1))
     match(url)
@@ -85,11 +97,12 @@ def test_redirects_and_overrides_through_profiles(env, world):  # noqa: F811
     with psycopg.connect(url) as conn:
         conn.execute("INSERT INTO wove.match_overrides (kind, arxiv_id_a, position_a, arxiv_id_b, position_b, note)"
                      " VALUES ('force_split', %s, %s, %s, %s, 'test')", (a1, p1, a2, p2))
+    _no_link_by_link(monkeypatch)
     split = match(url)
-    assert split.mode == "incremental"
-    after, _, _ = snapshot(url)
-    owner = {m: r for r, mm in after.items() for m in mm}
+    assert split.mode == "incremental" and split.new_mentions == 2 and split.links_written == 2
+    owner = _owner(url)
     assert owner[(a1, p1)] != owner[(a2, p2)]
+    assert sum(r == rid for r in owner.values()) >= len(ms) - 1  # the rest stay where they were
     check_profiles(url)
     harvest_days(resources, world.end_day, world.end_day)
     day = match(url)
@@ -99,6 +112,50 @@ def test_redirects_and_overrides_through_profiles(env, world):  # noqa: F811
     owner = {m: r for r, mm in final.items() for m in mm}
     assert owner[(a1, p1)] != owner[(a2, p2)]
     assert all(new is None or new in live for new in redirects.values())
+    assert match(url).mode == "unchanged"  # the override holds: nothing left to re-open
+
+
+def test_a_forced_link_across_two_researchers_applies_by_profile(env, world, monkeypatch, capsys):  # noqa: F811
+    """A curator links positions of two researchers (`wove matching override link`); the
+    next run, by profile, applies it: both positions end in one researcher, the others of
+    both keep theirs, and the profiles follow. Bad positions get a clear error."""
+    from wove_pipeline.cli import main as wove_main
+
+    url, resources = env
+    harvest_days(resources, world.start_day, world.end_day)
+    match(url)
+    members, _, _ = snapshot(url)
+    big = sorted((r for r, m in members.items() if len(m) >= 3), key=lambda r: (-len(members[r]), r))
+    ra, rb = big[0], big[1]
+    a, b = min(members[ra]), min(members[rb])
+    monkeypatch.setenv("WOVE_DATABASE_URL", url)
+    capsys.readouterr()
+    assert wove_main(["matching", "override", "link", f"{a[0]}:{a[1]}", f"{a[0]}:999"]) == 1
+    assert f"no author position {a[0]}:999 in the corpus" in capsys.readouterr().err
+    assert wove_main(["matching", "override", "link", f"{a[0]}", f"{b[0]}:{b[1]}"]) == 2
+    assert "is not ARXIV_ID:POSITION" in capsys.readouterr().err
+    assert wove_main(["matching", "override", "link", f"{a[0]}:{a[1]}", f"{b[0]}:{b[1]}", "--note", "one person"]) == 0
+    assert wove_main(["matching", "override", "list"]) == 0
+    listed = capsys.readouterr().out.splitlines()[-1].split("\t")
+    assert listed[1:3] == ["force_link", f"{a[0]}:{a[1]} ({_printed(url, a)})"]
+    assert listed[4:] == [f"now two researchers ({ra}, {rb})", "one person"]
+
+    _no_link_by_link(monkeypatch)
+    run = match(url)
+    assert run.mode == "incremental" and run.new_mentions == 2
+    owner = _owner(url)
+    assert owner[a] == owner[b]
+    assert all(owner[m] == ra for m in members[ra] - {a}) and all(owner[m] == rb for m in members[rb] - {b})
+    check_profiles(url)
+    assert match(url).mode == "unchanged"
+    assert wove_main(["matching", "override", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].split("\t")[4].startswith("now one researcher")
+
+
+def _printed(url, position):
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT concat_ws(' ', forenames, keyname) FROM wove.paper_authors"
+                            " WHERE arxiv_id = %s AND position = %s", position).fetchone()[0]
 
 
 def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, monkeypatch):  # noqa: F811
@@ -142,7 +199,7 @@ def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, mon
     assert linked == day.new_mentions
 
 
-def test_profiles_a_day_touched_merge_into_one_id_with_a_redirect(env, world, monkeypatch, clone_database):  # noqa: F811
+def test_profiles_a_day_touched_merge_into_one_id_with_a_redirect(env, world, clone_database):  # noqa: F811
     """The group model's step may merge a profile the day's positions joined with another
     existing one (group_merge.join_new_groups): by profile and link by link, the smaller id
     is retired with a merge redirect to the kept one, every position of it moves there with
@@ -161,8 +218,8 @@ def test_profiles_a_day_touched_merge_into_one_id_with_a_redirect(env, world, mo
     before, old_redirects, _ = snapshot(url)
     config = MatchConfig(model=replace(default_model(), group=_JoinAll(), _compiled=None))
 
-    def merged_day(db_url):
-        day = match(db_url, config=config)
+    def merged_day(db_url, **kw):
+        day = match(db_url, config=config, **kw)
         assert day.mode == "incremental" and day.new_mentions > 0
         after, redirects, live = snapshot(db_url)
         merges = {old: new for old, new in redirects.items() if old not in old_redirects}
@@ -180,6 +237,5 @@ def test_profiles_a_day_touched_merge_into_one_id_with_a_redirect(env, world, mo
         return merges
 
     by_profile = merged_day(url)
-    monkeypatch.setattr(researchers_load, "match_by_profiles", lambda *a, **k: None)
-    link_by_link = merged_day(twin)
+    link_by_link = merged_day(twin, link_by_link=True)
     print(f"merged by profile: {len(by_profile)}, link by link: {len(link_by_link)}")

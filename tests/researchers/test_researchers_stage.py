@@ -170,9 +170,9 @@ def _decisions(url):
 
 
 def test_a_scoped_run_decides_what_a_run_over_every_position_decides(env, world, clone_database):
-    """An incremental run reads only the changed papers' name blocks and their researchers,
-    and their texts' kept term counts; it must write exactly what the same run reading every
-    position and counting every text writes."""
+    """An incremental run link by link reads only the changed papers' name blocks and their
+    researchers, and their texts' kept term counts; it must write exactly what the same run
+    reading every position and counting every text writes."""
     url, resources = env
     harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=2))
     assert match(url).mode == "full"
@@ -191,7 +191,7 @@ def test_a_scoped_run_decides_what_a_run_over_every_position_decides(env, world,
         conn.execute("TRUNCATE wove.matching_text_terms")  # and counts every text again
     with psycopg.connect(url) as conn:  # the scoped run reads the term counts the first run kept
         assert conn.execute("SELECT count(*) FROM wove.matching_text_terms").fetchone()[0] > 0
-    scoped, unscoped = match(url), match(everything)
+    scoped, unscoped = match(url, link_by_link=True), match(everything)
     assert scoped.mode == unscoped.mode == "incremental" and scoped.new_mentions == unscoped.new_mentions > 0
     assert scoped.positions_loaded < unscoped.positions_loaded == unscoped.mentions
     mine, theirs = _decisions(url), _decisions(everything)

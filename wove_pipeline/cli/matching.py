@@ -4,6 +4,8 @@
     wove matching evaluate DIR ... --leave-one-out # each set scored by a model trained without it
     wove matching evaluate --sandbox --seed 7      # the sandbox world's ground truth
     wove matching train [--dev DIR]                # fit the pair model, write it into the package
+    wove matching override split|link ARXIV_ID:POS ARXIV_ID:POS [--note TEXT]
+    wove matching override list                    # a curator's corrections, and where each stands
 
 A set is a directory with signatures.json, [papers.json] and clusters.json (S2AND's format).
 """
@@ -44,7 +46,54 @@ def add_matching_commands(subparsers) -> argparse.ArgumentParser:
     tr.add_argument("--no-cross-validation", action="store_true",
                     help="skip the leave-one-set-out runs that choose the linkage threshold (keeps 0.5 and size exponent 0)")
     tr.set_defaults(func=run_train)
+    ov = sub.add_parser("override", help="a curator's correction: two author positions are one person (link) "
+                                         "or two (split); the next matching run applies it, and every run after")
+    ov.add_argument("kind", choices=["split", "link", "list"], help="split, link, or list the overrides kept")
+    ov.add_argument("positions", nargs="*", metavar="ARXIV_ID:POS",
+                    help="two author positions: the paper's arXiv id and the author's place on it, from 0 "
+                         "(the order of `wove show paper`'s author_list)")
+    ov.add_argument("--note", default="", help="why (kept with the override)")
+    ov.set_defaults(func=run_override)
     return p
+
+
+def _position(text: str) -> tuple[str, int]:
+    from wove_pipeline.cli.support import CliError
+    arxiv_id, sep, pos = text.rpartition(":")
+    if not sep or not arxiv_id or not pos.isdigit():
+        raise CliError(f"{text!r} is not ARXIV_ID:POSITION (e.g. 2508.06001:0 for its first author)", exit_code=2)
+    return arxiv_id, int(pos)
+
+
+def run_override(args) -> int:
+    """Add an override to the database (WOVE_DATABASE_URL, or the embedded default), or list them."""
+    from wove_pipeline.cli.runtime import serving_database_url
+    from wove_pipeline.cli.support import CliError, connect_serving
+    from wove_pipeline.matching.researchers import add_override, override_rows
+
+    if args.kind == "list":
+        if args.positions:
+            raise CliError("`override list` takes no positions", exit_code=2)
+    elif len(args.positions) != 2:
+        raise CliError(f"`override {args.kind}` takes two positions, ARXIV_ID:POS ARXIV_ID:POS", exit_code=2)
+    ends = [_position(t) for t in args.positions]
+    with serving_database_url() as url, connect_serving(url, "migrated") as conn:
+        if args.kind == "list":
+            for r in override_rows(conn):
+                where = ("one researcher" if r["researcher_a"] == r["researcher_b"] else "two researchers") \
+                    if r["researcher_a"] and r["researcher_b"] else "not matched yet"
+                print(f"{r['override_id']}\t{r['kind']}\t{r['arxiv_id_a']}:{r['position_a']} ({r['name_a']})"
+                      f"\t{r['arxiv_id_b']}:{r['position_b']} ({r['name_b']})\tnow {where}"
+                      f" ({r['researcher_a']}, {r['researcher_b']})\t{r['note'] or ''}")
+            return 0
+        try:
+            with conn.transaction():
+                oid = add_override(conn, args.kind, ends[0], ends[1], args.note)
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    print(f"override {oid}: force_{args.kind} {args.positions[0]} {args.positions[1]}; the next matching run "
+          "(the daily schedule, or materializing `researchers`) applies it")
+    return 0
 
 
 def _is_set(d: str) -> bool:

@@ -9,8 +9,12 @@ rows, their profiles, redirects and id events, as the link-by-link run does.
 
 Profiles that are stale (a researcher row written after its profile) and those of
 researchers losing positions (re-decided papers) are rebuilt from their links first. Where
-current links break an override, the run returns None and the caller runs link by link
-(which re-opens those positions and then rebuilds the touched researchers' profiles).
+current links break an override (a forced split inside one researcher, a forced link across
+two), the positions of those overrides are re-opened: they leave their researchers (rebuilt
+without them) and are assigned again with the day's new positions, under the overrides. A
+curator's correction thus costs a day what any re-decided position costs, whatever the
+archive's size (it once sent the day link by link, re-reading every member of the touched
+name blocks).
 """
 
 from __future__ import annotations
@@ -58,8 +62,7 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     if ends:
         linked = {mention_id(a, p): r for a, p, r in conn.execute(
             "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)", (ends,))}
-        if broken_overrides(overrides, linked):
-            return None
+    reopened = broken_overrides(overrides, linked)
     backfill = profile_store.needs_backfill(conn)
     if backfill:
         profile_store.rebuild_all(conn, now)
@@ -67,11 +70,12 @@ def match_by_profiles(conn: psycopg.Connection, inputs: dict[str, str], override
     # big archive, they are waits on the disk, and the readers wait together (db.SnapshotReaders;
     # not after a backfill, whose profiles they would not see)
     with contextlib.nullcontext() if backfill else db.SnapshotReaders(conn) as readers:
-        return _match(conn, readers, inputs, overrides, linked, config, now)
+        return _match(conn, readers, inputs, overrides, linked, reopened, config, now)
 
 
 def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs: dict[str, str],
-           overrides: Overrides, linked: dict[str, int], config: MatchConfig | None, now: dt.datetime):
+           overrides: Overrides, linked: dict[str, int], reopened: set[str], config: MatchConfig | None,
+           now: dt.datetime):
     cfg = config or MatchConfig()
     seeds = sorted(inputs)
     mentions, evidence = load_mentions(conn, seeds, readers=readers)
@@ -82,12 +86,20 @@ def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs:
     previous = {mention_id(a, p): r for a, p, r in conn.execute(
         "SELECT arxiv_id, position, researcher_id FROM wove.researcher_mentions WHERE arxiv_id = ANY(%s)", (seeds,))}
     gone = sorted(set(state) - set(evidence))
-    if not changed and set(previous) == set(by_id):
+    # positions of overrides the current links break, on papers the day did not bring: read
+    # alone (their evidence did not move), re-decided with the day's
+    wanted = {split_mention_id(mid) for mid in reopened if mid not in by_id}
+    if wanted:
+        more, _ = load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted, readers=readers)
+        by_id.update((m.mention_id, m) for m in more)
+        mentions += more
+    previous.update((mid, linked[mid]) for mid in reopened)
+    if not changed and not reopened and set(previous) == set(by_id):
         store_inputs(conn, inputs, set(), evidence, now)
         positions, researchers = totals(conn)
         return MatchSummary(positions, 0, "unchanged", researchers, 0, 0, 0, 0, 0, len(mentions))
 
-    new_ids = {mid for mid, m in by_id.items() if m.paper_id in changed or mid not in previous}
+    new_ids = {mid for mid, m in by_id.items() if m.paper_id in changed or mid not in previous} | (reopened & set(by_id))
     redecided = {mid: rid for mid, rid in previous.items() if mid in new_ids or mid not in by_id}
     new = [by_id[mid] for mid in sorted(new_ids)]
     # what the assignment reads; the ones the day updates are read whole below

@@ -82,6 +82,41 @@ def load_overrides(conn: psycopg.Connection) -> Overrides:
     return overrides
 
 
+OVERRIDE_KINDS = {"link": "force_link", "split": "force_split"}
+
+
+def add_override(conn: psycopg.Connection, kind: str, a: tuple[str, int], b: tuple[str, int], note: str = "") -> int:
+    """Keep a curator's override of two author positions ("link": one person; "split": two);
+    the next matching run applies it. Returns its id. ValueError: an unknown kind, a position
+    the corpus does not hold, or one position twice."""
+    if kind not in OVERRIDE_KINDS:
+        raise ValueError(f"unknown override kind {kind!r} (link or split)")
+    if a == b:
+        raise ValueError(f"{a[0]}:{a[1]} twice: an override needs two positions")
+    for arxiv_id, position in (a, b):
+        if db.fetch_value(conn, "SELECT count(*) FROM wove.paper_authors WHERE arxiv_id = %s AND position = %s",
+                          (arxiv_id, position)) == 0:
+            raise ValueError(f"no author position {arxiv_id}:{position} in the corpus (positions count from 0)")
+    return db.fetch_value(
+        conn, "INSERT INTO wove.match_overrides (kind, arxiv_id_a, position_a, arxiv_id_b, position_b, note)"
+              " VALUES (%s, %s, %s, %s, %s, %s) RETURNING override_id", (OVERRIDE_KINDS[kind], *a, *b, note or None))
+
+
+def override_rows(conn: psycopg.Connection) -> list[dict]:
+    """Every override, oldest first, with the names printed at its two positions and the
+    researchers they are linked to now (None: not matched yet)."""
+    return db.fetch_all(conn, """
+        SELECT o.override_id, o.kind, o.arxiv_id_a, o.position_a, o.arxiv_id_b, o.position_b, o.note, o.created_at,
+               concat_ws(' ', pa.forenames, pa.keyname) AS name_a, concat_ws(' ', pb.forenames, pb.keyname) AS name_b,
+               ra.researcher_id AS researcher_a, rb.researcher_id AS researcher_b
+        FROM wove.match_overrides o
+        LEFT JOIN wove.paper_authors pa ON pa.arxiv_id = o.arxiv_id_a AND pa.position = o.position_a
+        LEFT JOIN wove.paper_authors pb ON pb.arxiv_id = o.arxiv_id_b AND pb.position = o.position_b
+        LEFT JOIN wove.researcher_mentions ra ON ra.arxiv_id = o.arxiv_id_a AND ra.position = o.position_a
+        LEFT JOIN wove.researcher_mentions rb ON rb.arxiv_id = o.arxiv_id_b AND rb.position = o.position_b
+        ORDER BY o.created_at, o.override_id""")
+
+
 def _display_name(members: list[Mention], profile_names: dict[str, str] | None = None) -> str:
     """The most frequent printed name. Ties go to the form the members' upstream profiles
     print (`profile_names`: S2 / OpenAlex author display name by author id, one vote per
@@ -173,9 +208,12 @@ def _load_scoped(conn: psycopg.Connection, inputs: dict[str, str],
 @gc_paused()  # a scoped load at scale builds a million mentions
 def match_researchers(
     conn: psycopg.Connection, *, full: bool = False, config: MatchConfig | None = None,
-    now: dt.datetime | None = None,
+    now: dt.datetime | None = None, link_by_link: bool = False,
 ) -> MatchSummary:
-    """Match every unmatched or changed author position; write stable researcher ids."""
+    """Match every unmatched or changed author position; write stable researcher ids. An
+    incremental run assigns by profile (profile_run.py), overrides the current links break
+    included; ``link_by_link`` assigns against every member of the touched name blocks
+    instead: the rule the profiles stand in for, kept to compare the two (tests)."""
     now = now or dt.datetime.now(dt.timezone.utc)
     db.advisory_lock(conn, "researchers")
     db.price_random_reads_as_ssd(conn)  # a day reads its papers' rows by index, not whole tables
@@ -183,9 +221,9 @@ def match_researchers(
     overrides = load_overrides(conn)
     inputs = changed_inputs(conn)  # papers whose inputs moved, or never matched
     scoped = not full and _links_have_blocks(conn)
-    if scoped and (by_profile := match_by_profiles(conn, inputs, overrides, config, now)) is not None:
-        return by_profile  # the day's positions scored against profiles (profile_run.py)
-    if scoped:  # link by link: current links break an override
+    if scoped and not link_by_link:
+        return match_by_profiles(conn, inputs, overrides, config, now)  # scored against profiles
+    if scoped:
         mentions, evidence, papers = _load_scoped(conn, inputs, overrides)
     else:
         (mentions, evidence), papers = load_mentions(conn), None
