@@ -73,6 +73,8 @@ CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig
 OTHER_PEOPLE = ", copies other people"
 # the day run right after the day before it (--after-a-day), not first on a grown archive
 AFTER_A_DAY = ", after the day before"
+# THE day applies a forced split the links break (--override): a curator's correction
+WITH_OVERRIDE = ", an override to apply"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
 _EIGHT = "8 candidates a position, looked up by key, scored by position"
 FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-people",
@@ -85,8 +87,24 @@ FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-p
             "candidates read whole": "whole"}
 
 
-def _code(people: str, after_a_day: bool = False) -> str:
-    return CODE + (OTHER_PEOPLE if people == "other" else "") + (AFTER_A_DAY if after_a_day else "")
+def _code(people: str, after_a_day: bool = False, override: bool = False) -> str:
+    return (CODE + (OTHER_PEOPLE if people == "other" else "") + (AFTER_A_DAY if after_a_day else "")
+            + (WITH_OVERRIDE if override else ""))
+
+
+def break_an_override(conn) -> str:
+    """A curator's correction for THE day (--override): a forced split of the first and the
+    last position of the researcher with the most positions, which its links break."""
+    rid, a, pa, b, pb = conn.execute(
+        "WITH r AS (SELECT researcher_id FROM wove.researchers ORDER BY mention_count DESC, researcher_id LIMIT 1)"
+        " SELECT r.researcher_id, f.arxiv_id, f.position, l.arxiv_id, l.position FROM r,"
+        " LATERAL (SELECT arxiv_id, position FROM wove.researcher_mentions m WHERE m.researcher_id = r.researcher_id"
+        "          ORDER BY arxiv_id, position LIMIT 1) f,"
+        " LATERAL (SELECT arxiv_id, position FROM wove.researcher_mentions m WHERE m.researcher_id = r.researcher_id"
+        "          ORDER BY arxiv_id DESC, position DESC LIMIT 1) l").fetchone()
+    conn.execute("INSERT INTO wove.match_overrides (kind, arxiv_id_a, position_a, arxiv_id_b, position_b, note)"
+                 " VALUES ('force_split', %s, %s, %s, %s, 'bench: a curator splits a researcher')", (a, pa, b, pb))
+    return f"researcher {rid}: {a}:{pa} / {b}:{pb}"
 
 
 def _current(f: dict) -> bool:
@@ -338,13 +356,13 @@ def drop_page_cache() -> None:
 
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
              rss_limit_gib: float = 8.5, people: str = "twins", keep: bool = False, day_on: Path | None = None,
-             cold: bool = False, after_a_day: bool = False) -> dict:
+             cold: bool = False, after_a_day: bool = False, override: bool = False) -> dict:
     import psycopg
 
     from bench.bench_backfill import _commit, _openalex_budget
     from wove_pipeline.sandbox.generator import generate_world
 
-    code = _code(people, after_a_day)
+    code = _code(people, after_a_day, override)
     path = _figures_path(target, code)
     log = lambda s: print(f"[{target}]{s}", flush=True)  # noqa: E731
     if day_on:  # the archive a --keep run grew: its figures so far, the day now, by today's code
@@ -402,6 +420,10 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                    run_job("real", "bench_publish", be.instance)]
             fig["day_before"] = {"date": before.isoformat(), "daily_wall": ran[0].wall, "publish_wall": ran[1].wall}
             log(f" the day before ({before}) in {ran[0].wall + ran[1].wall:.0f} s, untimed")
+        if override:
+            with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
+                fig["override"] = break_an_override(conn)
+            log(f" a forced split the links break: {fig['override']}")
         load = load_average()
         with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
             writes = _writes(conn)
@@ -638,6 +660,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cold", action="store_true", help="drop the kernel's page cache before each day (root)")
     ap.add_argument("--after-a-day", action="store_true",
                     help="grow one day short and run that day (untimed) right before THE day")
+    ap.add_argument("--override", action="store_true",
+                    help="THE day also applies a forced split that the links break (a curator's correction)")
     args = ap.parse_args(argv)
     if args.day_on and len(args.papers or []) != 1:
         ap.error("--day-on takes the one --papers the archive was grown for")
@@ -645,9 +669,9 @@ def main(argv: list[str] | None = None) -> None:
         for n in args.papers or [10_000]:
             try:
                 run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib,
-                         args.people, args.keep, args.day_on, args.cold, args.after_a_day)
+                         args.people, args.keep, args.day_on, args.cold, args.after_a_day, args.override)
             except KeyboardInterrupt:
-                stopped = _figures_path(n, _code(args.people, args.after_a_day))
+                stopped = _figures_path(n, _code(args.people, args.after_a_day, args.override))
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
                     raise
                 print(f"[{n}] stopped; next size", flush=True)  # the memory guard: its figures are written
