@@ -1,4 +1,4 @@
-"""``wove matching evaluate|train`` (argparse; hooked into ``wove``).
+"""``wove matching evaluate|train|override`` (argparse; hooked into ``wove``).
 
     wove matching evaluate DIR [DIR ...]           # each S2AND-format set with its baselines, then the mean
     wove matching evaluate DIR ... --leave-one-out # each set scored by a model trained without it
