@@ -68,7 +68,7 @@ CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig
         " a candidate, keys by B-tree, publish checks by the day, plans by index, room to update in place,"
         " metrics by who moved, bridges through the day, states joined whole, products over used columns,"
         " sorts in memory, links patched by position, reads split among readers, unread indexes dropped,"
-        " group pairs over their own groups")
+        " group pairs over their own groups, readers and metrics priced by key")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
 # the day run right after the day before it (--after-a-day), not first on a grown archive
@@ -309,14 +309,15 @@ def _archive_counts(conn) -> dict:
 # after a checkpoint logs the whole page) and, per table, rows inserted, updated, of those
 # updated in place on their page without touching any index (HOT), and deleted; and the pages
 # it read from outside PostgreSQL's buffers (table, its indexes, its TOAST: from disk on a
-# cold day), which say where an archive's size costs reads.
+# cold day), which say where an archive's size costs reads; and the rows its sequential scans
+# read (a scan of a big table is a cost that grows with the archive).
 WRITES_SQL = """
-SELECT 'wal', wal_bytes::bigint, wal_fpi, wal_records, 0, 0 FROM pg_stat_wal
+SELECT 'wal', wal_bytes::bigint, wal_fpi, wal_records, 0, 0, 0 FROM pg_stat_wal
 UNION ALL
 SELECT CASE WHEN t.schemaname = 'wove' THEN t.relname ELSE t.schemaname || '.' || t.relname END,
        t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd, t.n_tup_del,
        coalesce(io.heap_blks_read, 0) + coalesce(io.idx_blks_read, 0) + coalesce(io.toast_blks_read, 0)
-       + coalesce(io.tidx_blks_read, 0)
+       + coalesce(io.tidx_blks_read, 0), t.seq_tup_read
 FROM pg_stat_user_tables t JOIN pg_statio_user_tables io USING (relid)
 WHERE t.schemaname IN ('wove', 'serving')
 """
@@ -329,11 +330,13 @@ def _writes(conn) -> dict[str, tuple]:
 
 def _writes_between(before: dict[str, tuple], after: dict[str, tuple]) -> dict:
     """The day's writes: WAL bytes, full-page images and records; each table's rows inserted,
-    updated, updated in place (HOT) and deleted, and pages read (tables the day touched)."""
-    d = {k: tuple(a - b for a, b in zip(v, before.get(k, (0,) * 5))) for k, v in after.items()}
+    updated, updated in place (HOT) and deleted, pages read and rows read by sequential scans
+    (tables the day touched)."""
+    d = {k: tuple(a - b for a, b in zip(v, before.get(k, (0,) * 6))) for k, v in after.items()}
     wal = d.pop("wal")
     return {"wal_mib": round(wal[0] / 2**20, 1), "wal_fpi": wal[1], "wal_records": wal[2],
-            "tables": {k: dict(zip(("ins", "upd", "hot", "del", "read"), v)) for k, v in sorted(d.items()) if any(v)}}
+            "tables": {k: dict(zip(("ins", "upd", "hot", "del", "read", "seq_rows"), v))
+                       for k, v in sorted(d.items()) if any(v)}}
 
 
 def _writes_cells(w: dict | None) -> list[str]:
@@ -448,9 +451,10 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         guard.__exit__()
         fig["rss_peak_mib"] = _rss_mib()
         with psycopg.connect(be.env.urls.serving) as conn:
+            # (before the bench's own checks of the day, which scan)
+            fig["day"]["writes"] = _writes_between(writes, _writes(conn))
             fig["day"]["served"] = _day_served(conn, day)
             fig["day"]["decisions"] = _day_decisions(conn, truth)
-            fig["day"]["writes"] = _writes_between(writes, _writes(conn))
     fig["status"] = "done"
     path.write_text(json.dumps(fig, indent=1, default=str))
     d = fig["day"]

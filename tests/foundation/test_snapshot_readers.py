@@ -53,3 +53,15 @@ def test_readers_need_an_open_transaction(probe):
     with psycopg.connect(probe, autocommit=True) as conn:
         with pytest.raises(RuntimeError, match="inside a transaction"):
             db.SnapshotReaders(conn)
+
+
+def test_readers_price_random_reads_as_the_runs_do(probe):
+    """A setting is a connection's own: the readers price a random read as the run's
+    transaction does (db.price_random_reads_as_ssd), or their shares of a day's keys are
+    planned as scans of whole tables."""
+    with psycopg.connect(probe) as conn:
+        db.price_random_reads_as_ssd(conn)
+        with db.SnapshotReaders(conn, n=2) as readers:
+            costs = readers.fetch_split("SELECT current_setting('random_page_cost') FROM unnest(%(keys)s::int[])",
+                                        {"keys": [1, 2]}, ("keys",))
+        assert costs == [(conn.execute("SHOW random_page_cost").fetchone()[0],)] * 2 == [("1.1",)] * 2

@@ -137,6 +137,9 @@ class SnapshotReaders:
                 self.readers.append(reader)
                 reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 reader.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
+                # random reads priced as the runs price them (a setting is a connection's own: at
+                # the default price a reader's share of a day's papers was a scan of every position)
+                price_random_reads_as_ssd(reader)
         except BaseException:
             self.close()
             raise

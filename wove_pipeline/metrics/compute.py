@@ -284,6 +284,10 @@ def update_metrics(conn: psycopg.Connection) -> MetricsRun:
     if changes["truncate"]:
         return recompute_all(conn)
     db.sort_in_memory(conn)  # (recompute_all sets its own)
+    # what moved is a sliver of tables that grow with the archive: read by key (at PostgreSQL's
+    # default price the day's researchers' links, metrics and states were hashed against scans
+    # of every row)
+    db.price_random_reads_as_ssd(conn)
     started = db.fetch_value(conn, "SELECT now()")
 
     # 1. researcher rows written or deleted; those whose identity (names, upstream ids)
