@@ -49,10 +49,12 @@ def align_papers(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> int:
     # the profile and give it in `ids.orcid` only (the recorded 2026 author does), and the
     # dehydrated author on a work then has none either.
     oa_ids = sorted({a["author_id"] for ships in oa.values() for a in ships or () if a.get("author_id")})
+    # (each author looked up by key, LIMIT 1 keeping it a lookup of its own: joined plainly, the
+    # day's ten thousand authors were hashed against a scan of every OpenAlex profile)
     profile_orcid = dict(conn.execute(
         "SELECT o.author_id, coalesce(a.orcid, m.orcid) FROM unnest(%s::text[]) AS o(author_id)"
-        " LEFT JOIN wove.openalex_authors a ON a.author_id = o.author_id"
-        " LEFT JOIN wove.openalex_author_redirects r ON r.old_author_id = o.author_id"
+        " LEFT JOIN LATERAL (SELECT a.orcid FROM wove.openalex_authors a WHERE a.author_id = o.author_id LIMIT 1) a"
+        " ON true LEFT JOIN wove.openalex_author_redirects r ON r.old_author_id = o.author_id"
         " LEFT JOIN wove.openalex_authors m ON m.author_id = r.new_author_id"
         " WHERE coalesce(a.orcid, m.orcid) IS NOT NULL", (oa_ids,)).fetchall()) if oa_ids else {}
     rows = []
