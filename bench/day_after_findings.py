@@ -632,4 +632,60 @@ pool members whose names are compatible, as aligned pairs (in a crowded block th
 representatives of Yang, Yi and Yu Wang's candidates alike). The same output on the six real
 sets' newest 10% by profile, but 4.5-7x slower (ads 0.88 -> 6.25 s): per-pair products cost more
 than the rectangle's matrix products, even for 40% of the pairs.
+
+**A curator's override on a day, and the day's table scans (2026-12-06, 2b1de5b, d24bec3,
+1360e18, c48a91f).** (1) Until 2b1de5b a day whose links broke an override (a forced split
+inside one researcher, a forced link across two; `wove matching override` adds them now) went
+link by link: it read every member of every name block the day touched. The day now stays by
+profile: the override's positions are re-opened, leave their researchers (whose profiles are
+rebuilt without them) and are assigned again with the day's positions under the overrides
+(tests/researchers/test_profiles_db.py: a forced split and a forced link applied with link by
+link refused). `bench_day_after --override` adds, before THE day, a forced split of the first
+and last positions of the researcher with the most positions. Fresh archives (grown by
+2b1de5b), --after-a-day, cold, one period (08:07-08:16):
+- day after 9,084 papers with the override: 35.1 s, 76,316 positions loaded; before 2b1de5b
+  (link by link) 34.0 s, 91,486; without an override 38.8 s, 76,314
+- day after 99,924 papers with the override: 52.8 s, 114,170 positions loaded; before 2b1de5b
+  99.0 s, 491,169 (the matching step 72.5 s against 27.5); without an override 49.6 s, 114,168
+Link by link read whole blocks and decided the day's positions a little differently (10k:
+recall 0.9851, precision 0.9892 against 0.9754, 0.9898 by profile; 100k: 0.9717, 0.9740
+against 0.9669, 0.9796). (2) The bench now records the rows each table's sequential scans
+read during the day (pg_stat_user_tables.seq_tup_read), and takes the day's figures before
+its own checks of the day, which scan (the "read" columns of earlier rows include them). The
+day after 99,924 papers scanned 11.25 million rows: paper_authors 5.49 million (a table of
+1.1 million: the four snapshot readers' shares of the day's and the representatives' papers
+each planned as a scan, and the run's totals), researcher_mentions 1.10 million (the metrics'
+moved researchers' links), researcher_coauthors 0.74, researcher_metrics 0.52,
+matching_text_terms 0.40 (the readers again), openalex_authors 0.61 (the authorships' ORCID
+lookup), and others. A setting is a connection's own: the run's transaction prices a random
+read as an SSD does (db.price_random_reads_as_ssd), its readers did not, and the incremental
+metrics run never did. With both priced (d24bec3; test: test_readers_price_random_reads_as_the_runs_do)
+the same day scanned 3.38 million rows (paper_authors 1.10 million: the run's totals, a count
+of every position; serving_changes 0.87, the publish's own queue; openalex_authors 0.30,
+researchers 0.26, metrics_institution_researchers 0.25, serving.institution_researchers 0.25,
+serving.paper_routes 0.20, metrics_paper_state 0.10: plans the planner picks from estimates
+at this size), the same decisions, 59.3 -> 57.1 s beside the 1,000,000 archive's growth (the
+machine shared). The authorships' ORCID lookup is by key since 1360e18, and the enrichment
+look-back's attempts since c48a91f (it hashed the window against every attempt of the
+archive: the table's pages read in the day after 1,000,000 papers, 41,643 at 04:33, 17,626 below).
+The day after 999,240 papers (a fresh archive grown by 2b1de5b, 46.0 GiB; every piece of this
+section's code), --after-a-day, cold, sampled, with auto_explain logging plans over 100 ms
+(all three days), in a slower period (09:04-09:10: the daily assets that no change touched
+took 20-60% longer than in the 04:33 day, the 10k days 41.9 and 39.2 s against 33.3-36.0):
+- day after 9,084 papers: 41.9 s (1.00 x the 10k day); CPU 43 s (09:04)
+- day after 999,240 papers: 92.8 s (2.21 x the 10k day, 2.37 x the later one); CPU 90 s (09:06)
+- day after 9,084 papers: 39.2 s; CPU 40 s (09:08)
+Bar (R <= 1.3 at 1,000,000): not met. Decisions as before (recall 0.9697, precision 0.9823, 571
+of 589 newcomers kept apart; 121,657 positions loaded). At 1,000,000 the readers' plans were
+already by index (the tables are big enough that the default price picks them), so the pricing
+changed nothing there: the split loads 9.7 s, sampled (8.1 s at 04:33). The one table scan left
+in that day is the matching run's totals (match_state.totals: count(*) of paper_authors, 10.8
+million rows, 1.2 s and about 1.4 GiB read); everything else is read by key. Where its time goes
+(the statements over 100 ms, server log): the token postings, 3.4-3.9 s on each of the four
+readers at once (12,383 tokens a reader, an index-only probe of profile_keys each: 0.3 ms a
+probe, cold), the candidate profiles 0.7-2.3 s a reader, the representatives' positions 0.8-1.0
+s a reader, the serving publish's staging of papers 2.5 s and its insert of researchers 2.1 s,
+the metrics' paper states 2.0 s, and the upserts of researchers 1.8 s and profiles 1.5 s: reads
+and index writes scattered over 46 GiB on a 24 GiB machine, each a page the day before did not
+touch.
 """
