@@ -55,13 +55,16 @@ def test_readers_need_an_open_transaction(probe):
             db.SnapshotReaders(conn)
 
 
-def test_readers_price_random_reads_as_the_runs_do(probe):
-    """A setting is a connection's own: the readers price a random read as the run's
-    transaction does (db.price_random_reads_as_ssd), or their shares of a day's keys are
-    planned as scans of whole tables."""
+def test_readers_price_random_reads_as_their_transaction_does(probe):
+    """A setting is a connection's own: the readers price a random read as the transaction
+    that opens them does (a day's run: db.price_random_reads_as_ssd), or their shares of a
+    day's keys are planned as scans of whole tables."""
+    cost_sql = "SELECT current_setting('random_page_cost') FROM unnest(%(keys)s::int[])"
     with psycopg.connect(probe) as conn:
+        server_default = conn.execute("SHOW random_page_cost").fetchone()[0]  # (opens the transaction)
+        with db.SnapshotReaders(conn, n=2) as readers:
+            default = readers.fetch_split(cost_sql, {"keys": [1, 2]}, ("keys",))
         db.price_random_reads_as_ssd(conn)
         with db.SnapshotReaders(conn, n=2) as readers:
-            costs = readers.fetch_split("SELECT current_setting('random_page_cost') FROM unnest(%(keys)s::int[])",
-                                        {"keys": [1, 2]}, ("keys",))
-        assert costs == [(conn.execute("SHOW random_page_cost").fetchone()[0],)] * 2 == [("1.1",)] * 2
+            priced = readers.fetch_split(cost_sql, {"keys": [1, 2]}, ("keys",))
+    assert server_default != "1.1" and default == [(server_default,)] * 2 and priced == [("1.1",)] * 2

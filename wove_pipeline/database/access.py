@@ -129,6 +129,10 @@ class SnapshotReaders:
         if conn.info.transaction_status != psycopg.pq.TransactionStatus.INTRANS:
             raise RuntimeError("SnapshotReaders needs a connection inside a transaction")
         snapshot = fetch_value(conn, "SELECT pg_export_snapshot()")
+        # a setting is a connection's own: the readers price a random read as the transaction
+        # that opens them does (price_random_reads_as_ssd; at the default price a reader's share
+        # of a day's papers was planned as a scan of every position)
+        random_page_cost = fetch_value(conn, "SELECT current_setting('random_page_cost')")
         params = {o.keyword.decode(): o.val.decode() for o in conn.pgconn.info if o.val}
         self.readers: list[psycopg.Connection] = []
         try:
@@ -137,9 +141,7 @@ class SnapshotReaders:
                 self.readers.append(reader)
                 reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 reader.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
-                # random reads priced as the runs price them (a setting is a connection's own: at
-                # the default price a reader's share of a day's papers was a scan of every position)
-                price_random_reads_as_ssd(reader)
+                reader.execute("SELECT set_config('random_page_cost', %s, true)", (random_page_cost,))
         except BaseException:
             self.close()
             raise
