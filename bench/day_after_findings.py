@@ -659,7 +659,7 @@ moved researchers' links), researcher_coauthors 0.74, researcher_metrics 0.52,
 matching_text_terms 0.40 (the readers again), openalex_authors 0.61 (the authorships' ORCID
 lookup), and others. A setting is a connection's own: the run's transaction prices a random
 read as an SSD does (db.price_random_reads_as_ssd), its readers did not, and the incremental
-metrics run never did. With both priced (d24bec3; test: test_readers_price_random_reads_as_the_runs_do)
+metrics run never did. With both priced (d24bec3; test: test_readers_price_random_reads_as_their_transaction_does)
 the same day scanned 3.38 million rows (paper_authors 1.10 million: the run's totals, a count
 of every position; serving_changes 0.87, the publish's own queue; openalex_authors 0.30,
 researchers 0.26, metrics_institution_researchers 0.25, serving.institution_researchers 0.25,
