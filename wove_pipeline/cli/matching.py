@@ -79,7 +79,10 @@ def run_override(args) -> int:
     ends = [_position(t) for t in args.positions]
     with serving_database_url() as url, connect_serving(url, "migrated") as conn:
         if args.kind == "list":
-            for r in override_rows(conn):
+            rows = override_rows(conn)
+            if not rows:
+                print("no overrides kept", file=sys.stderr)
+            for r in rows:
                 where = ("one researcher" if r["researcher_a"] == r["researcher_b"] else "two researchers") \
                     if r["researcher_a"] and r["researcher_b"] else "not matched yet"
                 print(f"{r['override_id']}\t{r['kind']}\t{r['arxiv_id_a']}:{r['position_a']} ({r['name_a']})"
