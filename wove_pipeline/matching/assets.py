@@ -32,8 +32,8 @@ class MatchingConfig(dg.Config):
         "Researchers with stable integer ids (wove.researchers), the link from every author "
         "position to its researcher with evidence and score (wove.researcher_mentions), and "
         "retired ids (wove.researcher_redirects). Global and incremental: each run assigns only "
-        "new or changed author positions, newest first; manual overrides "
-        "(wove.match_overrides) apply on every run."
+        "new or changed author positions, newest first, by profile; manual overrides "
+        "(wove.match_overrides, added by `wove matching override`) apply on every run."
     ),
 )
 def researchers(context: dg.AssetExecutionContext, config: MatchingConfig, database: DatabaseResource):
