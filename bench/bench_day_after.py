@@ -56,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_day import CATCH_UP_DAYS, DAILY_ORDER, BenchEnv, chunks, load_average, run_job  # noqa: E402
 from bench.day_after_findings import FINDINGS, FINDINGS_OTHER  # noqa: E402
 from wove_pipeline.matching.assignment import MatchConfig  # noqa: E402
+from wove_pipeline.matching.researchers import add_override  # noqa: E402
 
 OUT = Path(os.environ.get("WOVE_BENCH_DAY_AFTER_OUT", "/tmp/wove-bench-day-after-copy"))
 START = dt.date(2025, 1, 1)
@@ -102,8 +103,7 @@ def break_an_override(conn) -> str:
         "          ORDER BY arxiv_id, position LIMIT 1) f,"
         " LATERAL (SELECT arxiv_id, position FROM wove.researcher_mentions m WHERE m.researcher_id = r.researcher_id"
         "          ORDER BY arxiv_id DESC, position DESC LIMIT 1) l").fetchone()
-    conn.execute("INSERT INTO wove.match_overrides (kind, arxiv_id_a, position_a, arxiv_id_b, position_b, note)"
-                 " VALUES ('force_split', %s, %s, %s, %s, 'bench: a curator splits a researcher')", (a, pa, b, pb))
+    add_override(conn, "split", (a, pa), (b, pb), "bench: a curator splits a researcher")
     return f"researcher {rid}: {a}:{pa} / {b}:{pb}"
 
 

@@ -128,11 +128,11 @@ class SnapshotReaders:
     def __init__(self, conn: psycopg.Connection, n: int = READERS):
         if conn.info.transaction_status != psycopg.pq.TransactionStatus.INTRANS:
             raise RuntimeError("SnapshotReaders needs a connection inside a transaction")
-        snapshot = fetch_value(conn, "SELECT pg_export_snapshot()")
         # a setting is a connection's own: the readers price a random read as the transaction
         # that opens them does (price_random_reads_as_ssd; at the default price a reader's share
         # of a day's papers was planned as a scan of every position)
-        random_page_cost = fetch_value(conn, "SELECT current_setting('random_page_cost')")
+        snapshot, random_page_cost = conn.execute(
+            "SELECT pg_export_snapshot(), current_setting('random_page_cost')").fetchone()
         params = {o.keyword.decode(): o.val.decode() for o in conn.pgconn.info if o.val}
         self.readers: list[psycopg.Connection] = []
         try:
