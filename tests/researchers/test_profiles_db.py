@@ -40,17 +40,27 @@ def check_profiles(url):
     assert held == derived and any("|" in k for k, _ in held) and any("|" not in k for k, _ in held)
 
 
+def check_totals(url, summary):
+    """The run's totals (kept counts, migration 0031) are the tables' counts."""
+    with psycopg.connect(url) as conn:
+        assert (summary.mentions, summary.researchers) == conn.execute(
+            "SELECT (SELECT count(*) FROM wove.paper_authors), (SELECT count(*) FROM wove.researchers)").fetchone()
+
+
 def test_day_by_profile_keeps_profiles_and_decides_as_link_by_link(env, world, clone_database):  # noqa: F811
     url, resources = env
     harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=2))
-    assert match(url).mode == "full"
+    first = match(url)
+    assert first.mode == "full"
     check_profiles(url)
+    check_totals(url, first)
     harvest_days(resources, world.end_day - dt.timedelta(days=1), world.end_day)
     twin = clone_database(url)  # the same database, to run the day link by link
 
     day = match(url)
     assert day.mode == "incremental" and day.new_mentions > 0
     check_profiles(url)
+    check_totals(url, day)
     with psycopg.connect(url) as conn:
         rows = conn.execute("SELECT outcome, evidence FROM wove.researcher_mentions WHERE matched_at ="
                             " (SELECT max(matched_at) FROM wove.researcher_mentions)").fetchall()

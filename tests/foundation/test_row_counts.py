@@ -1,0 +1,49 @@
+"""The row counts a matching run reports (match_state.totals) follow every write to
+wove.paper_authors and wove.researchers without counting the tables (migration 0031)."""
+
+import psycopg
+
+from wove_pipeline.matching.match_state import totals
+
+PAPER_SQL = """
+INSERT INTO wove.papers (arxiv_id, is_old_style, current_version, versions, title_tex, title, authors,
+    authors_display, categories, primary_category, published, updated, slug, abs_url, pdf_url,
+    oai_datestamp, content_hash)
+SELECT id, false, 1, '[]', 't', 't', '[]', 'a', '{cs.CL}', 'cs.CL', now(), now(), id, 'u', 'u', current_date, 'h'
+FROM unnest(%s::text[]) id
+"""
+
+
+def counted(conn) -> tuple[int, int]:
+    return tuple(conn.execute("SELECT (SELECT count(*) FROM wove.paper_authors),"
+                              " (SELECT count(*) FROM wove.researchers)").fetchone())
+
+
+def test_totals_follow_inserts_deletes_cascades_and_truncates(database_url):
+    with psycopg.connect(database_url) as conn:
+        assert totals(conn) == counted(conn) == (0, 0)
+        conn.execute(PAPER_SQL, (["2501.00001", "2501.00002"],))
+        conn.execute("INSERT INTO wove.paper_authors (arxiv_id, position, keyname)"
+                     " SELECT p, g, 'Wang' FROM unnest(%s::text[]) p, generate_series(0, 2) g",
+                     (["2501.00001", "2501.00002"],))
+        with conn.cursor().copy("COPY wove.researchers (researcher_id, display_name, normalized_name,"
+                                " mention_count) FROM STDIN") as copy:
+            for rid in range(1, 6):
+                copy.write_row((rid, f"R {rid}", f"r {rid}", 1))
+        assert totals(conn) == counted(conn) == (6, 5)
+        conn.execute("UPDATE wove.paper_authors SET keyname = 'Li'")  # an update counts nothing
+        conn.execute("DELETE FROM wove.papers WHERE arxiv_id = '2501.00001'")  # cascades to its authors
+        conn.execute("DELETE FROM wove.researchers WHERE researcher_id IN (1, 2)")
+        conn.execute("DELETE FROM wove.researchers WHERE researcher_id = 99")  # no row: no count row
+        assert totals(conn) == counted(conn) == (3, 3)
+        # folded: one row a table, whatever wrote them
+        assert conn.execute("SELECT table_name, delta FROM wove.row_counts ORDER BY 1").fetchall() == [
+            ("paper_authors", 3), ("researchers", 3)]
+        conn.commit()  # (TRUNCATE refuses a transaction with deferred checks pending)
+        conn.execute("TRUNCATE wove.researchers CASCADE")
+        conn.execute("INSERT INTO wove.researchers (researcher_id, display_name, normalized_name, mention_count)"
+                     " VALUES (7, 'R', 'r', 1)")
+        assert totals(conn) == counted(conn) == (3, 1)
+        conn.execute("DELETE FROM wove.row_counts")  # lost (written with triggers off): counted again
+        conn.execute("SELECT wove.recount_rows()")
+        assert totals(conn) == (3, 1)
