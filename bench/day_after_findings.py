@@ -688,4 +688,45 @@ s a reader, the serving publish's staging of papers 2.5 s and its insert of rese
 the metrics' paper states 2.0 s, and the upserts of researchers 1.8 s and profiles 1.5 s: reads
 and index writes scattered over 46 GiB on a 24 GiB machine, each a page the day before did not
 touch.
+
+**The run's totals from kept counts, and where a day's reads go (2026-12-06, later; 8975c92).**
+(1) Migration 0031 keeps the row counts of wove.paper_authors and wove.researchers as
+statements change them (statement triggers write each statement's delta; match_state.totals
+folds and sums them), so the matching run no longer counts every position: in the day after
+1,000,000 papers the sequential scans read no paper_authors row (10.8 million before). Tests:
+tests/foundation/test_row_counts.py (inserts, COPY, deletes by cascade, TRUNCATE, a recount);
+the day-by-profile test checks the run's totals against the tables. (2) Fresh archives (10k and
+1,000,000 papers, 46.0 GiB, grown by 52e81a7 in 48 min), --after-a-day, sampled, code 8975c92
+with a count of the pairs scored added; one period (10:59-11:16), days with and without --cold
+(without: the page cache as the grow and the day before left it; the 1,000,000 archive's first
+publish after the migration, untimed, was a whole one, 470 s):
+- day after 9,084 papers: 50.4 s (1.00 x the 10k day), warm; CPU 56 s (10:59, 1-min load 1.7 before)
+- day after 9,084 papers: 52.7 s, cold; CPU 60 s (11:01, load 1.2)
+- day after 999,240 papers: 89.0 s (2.10 x and 2.18 x the two later 10k days; 1.77 x and 1.69 x the two above), warm; CPU 85 s (11:03)
+- day after 9,084 papers: 42.3 s, cold; CPU 44 s (11:13)
+- day after 9,084 papers: 40.9 s, warm; CPU 43 s (11:15)
+Bar (R <= 1.3 at 1,000,000): not met. Decisions as before (recall 0.9697, precision 0.9823, 571
+of 589 newcomers kept apart; the run's totals 10,833,244 positions and 2,576,715 researchers, as
+counted). Without --cold the 1,000,000 day cost what it costs cold (74.7-92.8 s in the periods
+above): the pages it reads are not the ones the grow and the day before left in the cache. Pages
+read in the day (pg_statio: heap, index and TOAST blocks): 105,617 after 10k papers, 779,955
+after 1,000,000 (authorships 116k, serving.researcher_coauthors 80k, serving.researchers 69k,
+openalex_authors 67k, researcher_profiles 63k, profile_keys 51k, paper_authors 50k, s2_authors
+40k, papers 35k, researchers 33k, researcher_mentions 30k, openalex_works 26k, ...); WAL 342 ->
+1,015 MiB (full-page images 19,650 -> 137,589: a page's first write since a checkpoint). The
+pairs scored (counted in model.score_pairs, the day before and the day): the assignment 6.13M
+after 10k papers and 5.93M after 1,000,000 (6.1-8.7 s -> 8.9 s: aligned pairs cost more a pair
+than the rectangle), the group step's scoring of the open groups 1.61M -> 17.96M (1.1-1.6 s ->
+3.7 s: after 1,000,000 papers its rows meet a pool of every candidate's representatives). The
+matching's work per day is bounded and reaches its bound by 100k papers; the sampled days of
+one period (06:13-07:11 above) at 10k / 100k / 300k / 1,000,000 papers: positions loaded 76,314 /
+114,168 / 120,907 / 121,657, scoring 6.1 / 10.1 / 10.5 / 10.6 s, the group step 2.0 / 6.7 / 7.3
+/ 7.3 s, the day 34.9 / 54.2 / 61.0 / 74.7 s. From 300k to 1,000,000 papers the day grew 1.22x,
+and all of that is reads by key (the split loads 3.1 -> 8.7 s, the candidates 2.3 -> 6.8 s) and
+the publish's (serving 6.9 -> 9.1 s). Against the 10k day most of the ratio is that bound: the
+10k archive's blocks hold fewer profiles than a new position's 2 candidates with 12
+representatives each. What would cut the reads next: a representative's mention is read from
+four tables (its authorships, author row, paper and text terms: about 250k of the 780k pages);
+a table of the representatives' mention records kept beside the profiles, in profile order,
+would read a candidate's 12 from a page or two.
 """
