@@ -119,7 +119,7 @@ class _JoinAll:
 def test_incremental_new_groups_join_existing_profiles_which_never_merge():
     from dataclasses import replace
 
-    from wove_pipeline.matching import assign_incremental
+    from wove_pipeline.matching import assign_incremental, match_all
     from wove_pipeline.matching.assignment import MatchConfig
     from wove_pipeline.matching.model import default_model
 
@@ -216,11 +216,11 @@ def test_a_new_mention_lets_the_profile_it_joined_merge_with_another_and_untouch
     mentions they stay apart; once a new mention joins one and brings what the two share (a
     co-author of each), the group model may merge them, as matching everything at once would,
     link by link and by profile alike. Two existing clusters whose earlier members alone
-    already call for the merge do not merge through a new mention: the run that placed them
-    saw them and kept them apart."""
+    already call for the merge merge through a new mention too, as matching at once would:
+    held out on the real sets, such merges joined one person's pieces (join_new_groups)."""
     from dataclasses import replace
 
-    from wove_pipeline.matching import assign_incremental
+    from wove_pipeline.matching import assign_incremental, match_all
     from wove_pipeline.matching.assignment import MatchConfig
     from wove_pipeline.matching.model import default_model
     from wove_pipeline.matching.profile_assign import incremental_by_profiles
@@ -239,14 +239,16 @@ def test_a_new_mention_lets_the_profile_it_joined_merge_with_another_and_untouch
         assert result.links["x2"].outcome == "existing" and result.links["x2"].cluster == 0
         assert result.stats["profile_merges"] == 1
 
-    # the same S2 id and co-author on both: their earlier members alone are a candidate pair,
-    # and a group model that merges every candidate pair would have merged them already
+    # the same S2 id and co-author on both: their earlier members alone are a candidate pair;
+    # the new mention bridges them and the group model's word decides, as matching at once
     joins_all = MatchConfig(model=replace(default_model(), group=_JoinAll(), _compiled=None))
     twins = [_mention("x1", 2010, ["qun liu"], s2="A"), _mention("x2", 2012, ["qun liu"], s2="A")]
     bridge = [_mention("n1", 2011, ["qun liu"], s2="A")]
+    at_once = match_all(twins + bridge, config=joins_all).clusters
+    assert len(set(at_once.values())) == 1
     for result in (assign_incremental(twins, before, bridge, config=joins_all),
                    incremental_by_profiles(twins, before, bridge, config=joins_all)):
-        assert not result.merged and result.clusters == {"x1": 0, "x2": 1, "n1": 0}
+        assert result.merged == {1: 0} and result.clusters == {"x1": 0, "x2": 0, "n1": 0}
 
 
 def test_an_incremental_call_asks_about_the_same_pairs_over_the_groups_near_its_open_ones():

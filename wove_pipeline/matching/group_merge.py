@@ -231,13 +231,10 @@ def _open_pairs(data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndar
 
 def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P: np.ndarray, cannot: np.ndarray,
                  groups: list[list[int]], bn: BlockNames, fixed: list[bool] | None = None,
-                 record: list | None = None, before_round=None, veto=None) -> list[list[int]]:
+                 record: list | None = None, before_round=None) -> list[list[int]]:
     """Merge ``groups`` while the group model (``predict``: features -> probability) gives a
     candidate pair at least ``threshold``: each round the most probable pairs first, a group
     in one merge a round, then the pairs are scored again with the merged groups.
-    ``veto(groups, I, J, asked)``: a boolean per candidate pair (``asked``: the pairs at the
-    threshold); a pair it marks is not merged.
-
     ``fixed`` (incremental assignment): the groups that never merge with each other (the
     existing profiles the call did not touch); a group that merged is not fixed any more.
     ``before_round(groups, fixed flags)``: called before each round's pairs are taken (the
@@ -256,7 +253,6 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
         if not len(I):
             break
         p = predict(X)
-        vetoed = None if veto is None else veto(groups, I, J, p >= threshold)
         taken: set[int] = set()
         into: dict[int, int] = {}
         row_of: dict[int, int] = {}  # the merge's row of X
@@ -264,7 +260,7 @@ def merge_groups(predict, threshold: float, data: MatchData, idx: np.ndarray, P:
             if p[o] < threshold:
                 break
             a, b = int(I[o]), int(J[o])
-            if a in taken or b in taken or (vetoed is not None and vetoed[o]):
+            if a in taken or b in taken:
                 continue
             taken |= {a, b}
             into[b] = a
@@ -314,7 +310,16 @@ def join_new_groups(run, pool: np.ndarray, bn: BlockNames, pending: list,
     caller moves the absorbed profile's other members. Skipped above max_block mentions (a
     big block's assignment, and a crowded block's by profile, are bounded per mention:
     big_block, profile_assign). ``joined`` (mention row -> evidence) gets why the group model
-    moved each new mention it moved (merge_evidence)."""
+    moved each new mention it moved (merge_evidence).
+
+    A bridged pair merges on the group model's word alone, even when the two profiles' earlier
+    members by themselves already reach its threshold. A veto of such merges (5c1e928 to
+    2026-12-06: "the run that placed them saw more of them and kept them apart") was measured
+    on the real sets held out (bench/RESULTS.md, "Author matching quality"): every merge it
+    blocked on ads and aminer110, 18 of 18, joined two pieces of one person, and it kept the
+    ads newest 10% by profile 0.0074 B3 F1 below matching at once (-0.0001 without it). What
+    it had stopped were the bench archive's copied twins (bench/archive_people.py: a copy can
+    repeat a person's papers word for word under the same name), not real people."""
     from .cluster import _override_matrices
 
     d, w = run.data, run.model
@@ -364,33 +369,9 @@ def join_new_groups(run, pool: np.ndarray, bn: BlockNames, pending: list,
         cannot[:, rows] |= c.T
         scored[rows] = True
 
-    def not_through_the_day(groups: list[list[int]], I: np.ndarray, J: np.ndarray, asked: np.ndarray) -> np.ndarray:
-        """Two existing profiles merge only through what the call brings: when their earlier
-        members alone already reach the threshold, the run that placed them, which saw more
-        of them than the call does, kept them apart, and the new mentions add nothing to
-        overturn that (on an archive grown by copies, such pairs merged 1,856 researchers
-        in one day, most of them different people). One group_pairs call over the earlier
-        members of the groups the round asks about."""
-        vetoed = np.zeros(len(I), dtype=bool)
-        old = {c: [k for k in groups[c] if not new_rows[k]] for c in {int(x) for x in I[asked]} | {int(x) for x in J[asked]}}
-        need = [o for o in np.flatnonzero(asked).tolist() if old[int(I[o])] and old[int(J[o])]]
-        if not need:
-            return vetoed
-        involved = sorted({int(I[o]) for o in need} | {int(J[o]) for o in need})  # ascending: pairs stay I < J
-        rows = np.concatenate([np.asarray(old[c], dtype=np.int64) for c in involved])
-        starts = np.cumsum([0] + [len(old[c]) for c in involved])
-        oi, oj, ox = group_pairs(d, pool[rows], P[np.ix_(rows, rows)], cannot[np.ix_(rows, rows)],
-                                 [list(range(starts[c], starts[c + 1])) for c in range(len(involved))], bn)
-        reached = {(involved[a], involved[b]) for a, b, q in zip(oi.tolist(), oj.tolist(), w.group.predict(ox)
-                                                                    if len(ox) else ()) if q >= w.group.threshold}
-        for o in need:
-            vetoed[o] = (int(I[o]), int(J[o])) in reached
-        return vetoed
-
     merges: list = []
     merged = merge_groups(w.group.predict, w.group.threshold, d, pool, P, cannot, groups, bn,
-                          fixed=list(fixed), record=merges, before_round=score_open_groups,
-                          veto=not_through_the_day)
+                          fixed=list(fixed), record=merges, before_round=score_open_groups)
     run.stats["group_merges"] += len(groups) - len(merged)
     moved: dict[int, int] = {}  # mention row -> its new label
     for g in merged:
