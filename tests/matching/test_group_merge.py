@@ -119,7 +119,7 @@ class _JoinAll:
 def test_incremental_new_groups_join_existing_profiles_which_never_merge():
     from dataclasses import replace
 
-    from wove_pipeline.matching import assign_incremental, match_all
+    from wove_pipeline.matching import assign_incremental
     from wove_pipeline.matching.assignment import MatchConfig
     from wove_pipeline.matching.model import default_model
 
