@@ -67,9 +67,10 @@ PUBLISH_ORDER = ["researchers", "researcher_metrics", "serving"]
 # earlier codes, in RESULTS.md: "8 candidates a position, looked up by key, scored by position" and before
 CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig().profile_representatives} representatives"
         " a candidate, keys by B-tree, publish checks by the day, plans by index, room to update in place,"
-        " metrics by who moved, bridges through the day, states joined whole, products over used columns,"
+        " metrics by who moved, states joined whole, products over used columns,"
         " sorts in memory, links patched by position, reads split among readers, unread indexes dropped,"
-        " group pairs over their own groups, readers and metrics priced by key")
+        " group pairs over their own groups, readers and metrics priced by key, totals from kept counts,"
+        " bridges by the group model alone")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
 # the day run right after the day before it (--after-a-day), not first on a grown archive
