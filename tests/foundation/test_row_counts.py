@@ -3,15 +3,8 @@ wove.paper_authors and wove.researchers without counting the tables (migration 0
 
 import psycopg
 
+from tests.reliability.test_checks import _insert_papers
 from wove_pipeline.matching.match_state import totals
-
-PAPER_SQL = """
-INSERT INTO wove.papers (arxiv_id, is_old_style, current_version, versions, title_tex, title, authors,
-    authors_display, categories, primary_category, published, updated, slug, abs_url, pdf_url,
-    oai_datestamp, content_hash)
-SELECT id, false, 1, '[]', 't', 't', '[]', 'a', '{cs.CL}', 'cs.CL', now(), now(), id, 'u', 'u', current_date, 'h'
-FROM unnest(%s::text[]) id
-"""
 
 
 def counted(conn) -> tuple[int, int]:
@@ -22,7 +15,7 @@ def counted(conn) -> tuple[int, int]:
 def test_totals_follow_inserts_deletes_cascades_and_truncates(database_url):
     with psycopg.connect(database_url) as conn:
         assert totals(conn) == counted(conn) == (0, 0)
-        conn.execute(PAPER_SQL, (["2501.00001", "2501.00002"],))
+        _insert_papers(conn, 1, 2)  # 2501.00001, 2501.00002
         conn.execute("INSERT INTO wove.paper_authors (arxiv_id, position, keyname)"
                      " SELECT p, g, 'Wang' FROM unnest(%s::text[]) p, generate_series(0, 2) g",
                      (["2501.00001", "2501.00002"],))
