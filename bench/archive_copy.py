@@ -15,7 +15,8 @@ new keys and the same contents otherwise:
   enrichment look-back (60 days) of the day run on top, as an old archive's papers are;
 - names, affiliations, categories, texts, profiles' name forms, co-author blocks and centroids
   as in the base: a name's block holds K + 1 times the base's mentions and researchers (the
-  real archive's "Y. Wang" has tens of thousands of mentions).
+  real archive's "Y. Wang" has tens of thousands of mentions). With ``people="other"`` the
+  names and the texts' term counts are a copy's own (bench/archive_people.py).
 
 Copied in SQL (``INSERT ... SELECT`` over ``generate_series``, in the server, triggers and
 foreign-key checks off with ``session_replication_role = replica``, the secondary indexes
@@ -171,6 +172,7 @@ def grow(conn: psycopg.Connection, copies: int, *, people: str = "twins", seed: 
     if people == "other":
         t0 = time.perf_counter()
         archive_people.build_name_maps(conn, copies, seed, log=log)
+        salts = archive_people.vocabulary_salts(copies, seed)
         seconds["name_maps"] = time.perf_counter() - t0
     params = {"gap": LOOKBACK_GAP_DAYS, "span": base_span_days(conn), "stride": RID_STRIDE, "corpus": CORPUS_STRIDE}
     conn.execute("SET session_replication_role = replica")  # no triggers (change logs), no FK checks
@@ -183,7 +185,10 @@ def grow(conn: psycopg.Connection, copies: int, *, people: str = "twins", seed: 
             conn.execute(sql.SQL("DROP INDEX wove.{}").format(sql.Identifier(name)))
         stmt = insert_sql(conn, table, people)
         for k0 in range(1, copies + 1, chunk):
-            conn.execute(stmt, {**params, "k0": k0, "k1": min(copies, k0 + chunk - 1)})
+            k1 = min(copies, k0 + chunk - 1)
+            if people == "other" and table in archive_people.SALTED_TEXTS:
+                archive_people.stage_texts(conn, table, k0, k1, salts)
+            conn.execute(stmt, {**params, "k0": k0, "k1": k1})
         for _, definition in indexes:
             conn.execute(definition)
         seconds[table] = time.perf_counter() - t0

@@ -17,6 +17,15 @@ drawn per copy:
 A person's co-authors are renamed with the same permutation, so a copy's circles are other
 names too. Initials and words with other letters stay as printed.
 
+A copy also writes in its own vocabulary: the hashed term indices of its papers' text counts
+(matching_text_terms) and of its profiles' text centroids are XORed with a salt drawn per
+copy (a bijection of the 2**18 indices). Names drawn by the permutations meet again across
+copies (an initial stays, a word keeps its place in one copy of 8), and with the base's texts
+kept word for word such a name would hold the same papers in two copies: twins identical in
+every piece of evidence, whom the world calls two people. Within a copy a person's papers
+are as alike as in the base; across copies and against the day's papers they share no terms
+but by chance, as papers of other fields do.
+
 What the database holds derived from names (blocks, name keys, co-author keys, the profiles'
 name forms and identifying tokens, researchers' display and normalized names) is mapped by
 tables built here from the base's own printed names through the matcher's functions
@@ -33,10 +42,12 @@ import random
 import re
 from collections import Counter, defaultdict
 
+import numpy as np
 import psycopg
 
 RUN = 8  # words permuted among each other: a run of about equally frequent ones
 SCHEMA = "bench_copy"
+TEXT_INDEX_MASK = (1 << 18) - 1  # scoring._INDEX_BITS: the low bits of a packed term are its hashed index
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -149,6 +160,55 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
     return {**rows, **{f"{k}_mapped_two_ways": v for k, v in conflicts.items()}}
 
 
+def vocabulary_salts(copies: int, seed: int) -> list[int]:
+    """Per copy (index k - 1) the XOR salt of its hashed term indices: distinct, never 0."""
+    return random.Random(f"{seed}:vocabulary").sample(range(1, TEXT_INDEX_MASK + 1), copies)
+
+
+def salted_terms(packed: bytes, salt: int) -> bytes:
+    """Packed term counts (uint32 ``count << 18 | index``) with each index XORed by ``salt``,
+    in index order again (scoring.text_term_counts' order)."""
+    words = np.frombuffer(packed, dtype="<u4") ^ np.uint32(salt)
+    return words[np.argsort(words & TEXT_INDEX_MASK, kind="stable")].astype("<u4").tobytes()
+
+
+def salted_centroid(packed: bytes, salt: int) -> bytes:
+    """A packed centroid (uint32 pairs index, count; profile_store.pack_centroid) salted."""
+    pairs = np.frombuffer(packed, dtype="<u4").reshape(-1, 2).copy()
+    pairs[:, 0] ^= np.uint32(salt)
+    return pairs.astype("<u4").tobytes()
+
+
+# what stage_texts fills per table: (base rows' query, key column, salting function)
+SALTED_TEXTS = {
+    "matching_text_terms": ("SELECT arxiv_id, terms FROM wove.matching_text_terms t WHERE {base}", "arxiv_id",
+                            salted_terms),
+    "researcher_profiles": ("SELECT researcher_id, centroid FROM wove.researcher_profiles t WHERE {base}"
+                            " AND length(centroid) > 0", "researcher_id", salted_centroid),
+}
+
+
+def stage_texts(conn: psycopg.Connection, table: str, k0: int, k1: int, salts: list[int]) -> None:
+    """Fill bench_copy.<table>_texts (k, key, value) with the salted text columns of copies
+    k0..k1 (the copy's INSERT reads them through RENAMED)."""
+    from bench.archive_copy import RID_STRIDE, TABLES
+
+    query, key, salted = SALTED_TEXTS[table]
+    staged = f"{SCHEMA}.{table}_texts"
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    conn.execute(f"DROP TABLE IF EXISTS {staged}")
+    kind = "text" if key == "arxiv_id" else "bigint"
+    conn.execute(f"CREATE UNLOGGED TABLE {staged} (k int, key {kind}, value bytea)")
+    base = TABLES[table][0] % {"stride": RID_STRIDE}
+    rows = conn.execute(query.format(base=base)).fetchall()
+    with conn.cursor().copy(f"COPY {staged} (k, key, value) FROM STDIN") as copy:
+        for k in range(k0, k1 + 1):
+            for ident, value in rows:
+                copy.write_row((k, ident, salted(bytes(value), salts[k - 1])))
+    conn.execute(f"ALTER TABLE {staged} ADD PRIMARY KEY (k, key)")
+    conn.execute(f"ANALYZE {staged}")
+
+
 def drop_name_maps(conn: psycopg.Connection) -> None:
     conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
 
@@ -163,6 +223,11 @@ def _form(key: str) -> str:
     part = lambda n: f"split_part({key}, E'\\t', {n})"  # noqa: E731
     return (f"CASE WHEN {key} LIKE E'\\t\\t\\t\\t%%' THEN E'\\t\\t\\t\\t' || {_mapped('p', part(5))} ELSE "
             f"concat_ws(E'\\t', {_mapped('p', part(1))}, {_mapped('p', part(2))}, {_mapped('p', part(3))}, {part(4)}) END")
+
+
+def _salted(table: str, key: str, column: str) -> str:
+    """A text column as stage_texts salted it for copy g.k (an empty centroid stays empty)."""
+    return f"coalesce((SELECT s.value FROM {SCHEMA}.{table}_texts s WHERE s.k = g.k AND s.key = {key}), {column})"
 
 
 # a profile's identifying token "<block>|<kind>:<value>": block and name-derived values renamed,
@@ -186,14 +251,16 @@ RENAMED: dict[str, dict[str, str]] = {
         "representatives": ("(SELECT coalesce(jsonb_agg(jsonb_build_array(regexp_replace(e ->> 0, ':([0-9]+)$',"
                             " '.c' || g.k || ':\\1'), e -> 1, " + _mapped("b", "e ->> 2") + ", e -> 3) ORDER BY o),"
                             " '[]'::jsonb) FROM jsonb_array_elements(t.representatives) WITH ORDINALITY x(e, o))"),
+        "centroid": _salted("researcher_profiles", "t.researcher_id", "t.centroid"),
     },
+    "matching_text_terms": {"terms": _salted("matching_text_terms", "t.arxiv_id", "t.terms")},
 }
 
 
 def verify(conn: psycopg.Connection, sample: int = 200, log=print) -> dict[str, int]:
-    """Rebuild ``sample`` copied researchers' profiles from their copied (renamed) author
-    positions with the matcher's own code and count those whose stored name-derived fields
-    differ: the renaming in SQL must give what the pipeline would have built."""
+    """Rebuild ``sample`` copied researchers' profiles from their copied (renamed, salted)
+    author positions with the matcher's own code and count those whose stored name- or
+    text-derived fields differ: the copying in SQL must give what the pipeline would have built."""
     from bench.archive_copy import RID_STRIDE
     from wove_pipeline.matching import profile_store
     from wove_pipeline.matching.profiles import build_profile
@@ -212,7 +279,8 @@ def verify(conn: psycopg.Connection, sample: int = 200, log=print) -> dict[str, 
         for field, a, b in (("blocks", set(built.blocks), columns[rid][0]),
                             ("name_forms", dict(built.name_forms), dict(kept.name_forms)),
                             ("coauthors", set(built.coauthors), set(kept.coauthors)),
-                            ("match_tokens", set(built.identifying_tokens()), columns[rid][1])):
+                            ("match_tokens", set(built.identifying_tokens()), columns[rid][1]),
+                            ("centroid", dict(built.centroid), dict(kept.centroid))):
             if a != b:
                 differ[field] += 1
                 example.setdefault(field, (rid, sorted(a ^ b)[:4] if isinstance(a, set) else (a, b)))

@@ -73,6 +73,9 @@ CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig
         " bridges by the group model alone")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
+# ... whose papers' text counts are in a vocabulary of each copy's own (before, a copy kept the
+# base's texts, and names that met again across copies held the same papers word for word)
+OWN_WORDS = " in words of their own"
 # the day run right after the day before it (--after-a-day), not first on a grown archive
 AFTER_A_DAY = ", after the day before"
 # THE day applies a forced split the links break (--override): a curator's correction
@@ -90,7 +93,7 @@ FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-p
 
 
 def _code(people: str, after_a_day: bool = False, override: bool = False) -> str:
-    return (CODE + (OTHER_PEOPLE if people == "other" else "") + (AFTER_A_DAY if after_a_day else "")
+    return (CODE + (OTHER_PEOPLE + OWN_WORDS if people == "other" else "") + (AFTER_A_DAY if after_a_day else "")
             + (WITH_OVERRIDE if override else ""))
 
 
@@ -110,7 +113,12 @@ def break_an_override(conn) -> str:
 
 def _current(f: dict) -> bool:
     """Figures made with today's matching code (of either kind of archive, either way of running the day)."""
-    return f["code"].replace(AFTER_A_DAY, "").replace(OTHER_PEOPLE, "") == CODE
+    return _whoever(f["code"].replace(AFTER_A_DAY, "")) == CODE
+
+
+def _whoever(code: str) -> str:
+    """The code without what the copies are (their people, their words)."""
+    return code.replace(OWN_WORDS, "").replace(OTHER_PEOPLE, "")
 
 
 def _figures_path(target: int, code: str = CODE) -> Path:
@@ -563,7 +571,7 @@ def report(write: bool = True) -> str:
     findings = FINDINGS_OTHER if other else FINDINGS
     tens = {f["code"]: f for f in figs if f["target"] == 10_000}
     # an archive of 10k papers has no copies: its day is the same whoever the copies would be
-    base_of = lambda f: tens.get(f["code"]) or tens.get(f["code"].replace(OTHER_PEOPLE, ""), figs[0])  # noqa: E731
+    base_of = lambda f: tens.get(f["code"]) or tens.get(_whoever(f["code"]), figs[0])  # noqa: E731
     base = next((f for f in tens.values() if _current(f)), None) or base_of(figs[0])
     tag = lambda f: "" if len(tens) < 2 else f" [{f['code']}]"  # noqa: E731
     lines = [f"day after {f['archive']['papers']:,} papers: {_day_s(f):.1f} s ({_day_s(f) / _day_s(base_of(f)):.2f} x the "

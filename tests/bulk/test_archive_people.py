@@ -1,13 +1,17 @@
 """The day-after bench's copies of other people (bench/archive_people.py): each copy renames its
 people consistently, blocks keep their initials, and what the matcher derives from a renamed
-name is one block per old block."""
+name is one block per old block; each copy's texts are counted in a vocabulary of its own."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from bench.archive_people import permutations, rename
+import numpy as np
+
+from bench.archive_people import permutations, rename, salted_centroid, salted_terms, vocabulary_salts
 from wove_pipeline.matching.names import make_name
+from wove_pipeline.matching.profile_store import pack_centroid, unpack_centroid
+from wove_pipeline.matching.scoring import text_term_counts
 
 
 def test_copies_rename_words_within_runs_of_one_initial_and_keep_case():
@@ -39,3 +43,26 @@ def test_a_renamed_name_keeps_one_block_per_old_block():
             old, new = make_name(first, None, last), make_name(rename(first, mapping), None, rename(last, mapping))
             blocks.setdefault(old.block, set()).add(new.block)
         assert all(len(v) == 1 for v in blocks.values()), blocks
+
+
+def _unpacked(packed: bytes) -> dict[int, int]:
+    words = np.frombuffer(packed, dtype="<u4")
+    return dict(zip((words & ((1 << 18) - 1)).tolist(), (words >> 18).tolist()))
+
+
+def test_a_copy_counts_its_texts_in_a_vocabulary_of_its_own():
+    salts = vocabulary_salts(copies=40, seed=7)
+    assert len(set(salts)) == 40 and 0 not in salts and max(salts) < 1 << 18
+    assert vocabulary_salts(40, 7) == salts and vocabulary_salts(40, 8) != salts
+    text, other = text_term_counts(["Graph neural networks for graph matching, and networks again",
+                                    "Dark matter halos in dwarf galaxies"])
+    base, copy = _unpacked(text), _unpacked(salted_terms(text, salts[0]))
+    # each term keeps its count under another index: a bijection, in index order as counted
+    assert sorted(base.values()) == sorted(copy.values()) and len(copy) == len(base)
+    assert {i ^ salts[0]: n for i, n in base.items()} == copy
+    words = np.frombuffer(salted_terms(text, salts[0]), dtype="<u4") & ((1 << 18) - 1)
+    assert (np.diff(words.astype(np.int64)) > 0).all()
+    assert salted_terms(salted_terms(other, salts[1]), salts[1]) == other
+    # a profile's centroid is salted alike: its copy's terms are its copied papers' terms
+    centroid = pack_centroid(Counter(base))
+    assert unpack_centroid(salted_centroid(centroid, salts[0])) == copy
