@@ -6,9 +6,9 @@ import numpy as np
 from wove_pipeline.matching import Mention, assign_incremental, match_all
 from wove_pipeline.matching.features import FEATURES, pair_features
 from wove_pipeline.matching.mentions import EMBEDDING_MODEL, coauthor_fields
-from wove_pipeline.matching.model import MANIFEST_FILE, MODEL_DIR, PairModel, default_model
+from wove_pipeline.matching.model import MANIFEST_FILE, MODEL_DIR, PairModel, default_model, score_pairs
 from wove_pipeline.matching.names import make_name
-from wove_pipeline.matching.scoring import block_names, build_data
+from wove_pipeline.matching.scoring import block_names, build_data, combine_block_names
 
 
 def test_shipped_model_loads_from_the_package_with_its_manifest():
@@ -39,6 +39,33 @@ def _features(a: Mention, b: Mention) -> dict[str, float]:
     f, cannot, _ = pair_features(data, idx[:1], idx[1:], block_names(data, idx), pairs=True)
     assert not cannot[0]
     return {k: float(np.broadcast_to(v, (1,))[0]) for k, v in f.items()}
+
+
+def test_pairs_no_name_fits_are_cannot_links_without_their_features_computed(monkeypatch):
+    """A call's pool packs blocks and names: score_pairs computes the features of the columns
+    some row's name fits only, and the rest come out as pair_features would make them."""
+    from wove_pipeline.matching import features
+
+    people = [("Peng", "Wang"), ("P.", "Wang"), ("Ping", "Wang"), ("Yi", "Zhang"), ("Y.", "Zhang"), ("Yue", "Zhang")]
+    mentions = [Mention(f"m{k}", f"p{k}", 0, first, None, last, affiliations=["KAIST"] if k % 2 else [],
+                        coauthor_keys=["j li"], year=2020 + k) for k, (first, last) in enumerate(people * 2)]
+    data = build_data(mentions)
+    blocks = {}
+    for k, m in enumerate(mentions):
+        blocks.setdefault(m.block, []).append(k)
+    bn = combine_block_names([block_names(data, np.array(ix)) for ix in blocks.values()])
+    rows, cols = np.array([0, 2]), np.arange(len(mentions))  # Peng and Ping Wang, against everyone
+    computed = []
+    real = features.pair_features
+    monkeypatch.setattr(features, "pair_features", lambda d, r, c, b, **kw: computed.append(len(c)) or real(d, r, c, b, **kw))
+    logit, cannot, must, _ = score_pairs(data, rows, cols, bn, default_model())
+    every_pair = real(data, rows, cols, bn)[1]
+    assert computed == [6]  # the six Wangs: no Zhang fits a Wang
+    assert (cannot == every_pair).all() and not must.any()
+    assert (logit[cannot] == -30.0).all() and (logit[~cannot] > -30.0).all()
+    computed.clear()
+    whole = score_pairs(data, rows, cols, bn, default_model(), symmetric=False, explain=True)
+    assert computed == [len(cols)] and (whole[0] == logit).all() and (whole[1] == cannot).all()
 
 
 def test_missing_evidence_is_missing_not_zero():

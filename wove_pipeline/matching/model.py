@@ -203,6 +203,10 @@ def score_pairs(data, rows: np.ndarray, cols: np.ndarray, bn, model: PairModel, 
     (``PairModel.contributions``), and "log_odds" to the pair's log-odds."""
     from .features import feature_matrix, pair_features
 
+    if not (pairs or explain or symmetric):
+        named = _columns_some_row_fits(data, rows, cols, bn)
+        if len(named) < len(cols):
+            return _scored_on(named, data, rows, cols, bn, model)
     feats, cannot, must = pair_features(data, rows, cols, bn, pairs=pairs)
     live = ~cannot
     upper = np.triu(np.ones(cannot.shape, dtype=bool), 1) if symmetric else None
@@ -219,3 +223,22 @@ def score_pairs(data, rows: np.ndarray, cols: np.ndarray, bn, model: PairModel, 
             parts[name] = contrib[:, k]
         parts["log_odds"] = contrib[:, -1]
     return logit, cannot, must, parts
+
+
+def _columns_some_row_fits(data, rows: np.ndarray, cols: np.ndarray, bn) -> np.ndarray:
+    """The columns whose name some row's name fits (name grade above 0)."""
+    row_names = np.unique(np.searchsorted(bn.uniq, data.variant[rows]))
+    return np.flatnonzero((bn.grade[row_names][:, np.searchsorted(bn.uniq, data.variant[cols])] > 0).any(0))
+
+
+def _scored_on(named: np.ndarray, data, rows: np.ndarray, cols: np.ndarray, bn, model: PairModel):
+    """score_pairs of rows x cols with only the ``named`` columns' features computed: every other
+    pair is a cannot-link by name, as pair_features would have found. A call's pool packs many
+    blocks (and a block many names), and the features of every pair were most of a day's
+    scoring: the group step scores each open group's members against the whole pool."""
+    logit = np.full((len(rows), len(cols)), -30.0, dtype=np.float32)
+    cannot = np.ones((len(rows), len(cols)), dtype=bool)
+    must = np.zeros((len(rows), len(cols)), dtype=bool)
+    if len(named):
+        logit[:, named], cannot[:, named], must[:, named], _ = score_pairs(data, rows, cols[named], bn, model)
+    return logit, cannot, must, {}
