@@ -17,6 +17,14 @@ drawn per copy:
 A person's co-authors are renamed with the same permutation, so a copy's circles are other
 names too. Initials and words with other letters stay as printed.
 
+A copy's people also work elsewhere: its institutions are the base's permuted among those
+printed under as many distinct affiliation strings (so a copy's affiliation string j of
+institution I is string j of the institution I maps to; strings of no institution are
+permuted among themselves), in the authors' affiliations, the aligned institution ids and the
+profiles' affiliation counts and tokens. With the base's affiliations kept, the copies whose
+names met again held the same institution, venue and years: people any real archive would
+call one.
+
 A copy also writes in its own vocabulary: the hashed term indices of its papers' text counts
 (matching_text_terms) and of its profiles' text centroids are XORed with a salt drawn per
 copy (a bijection of the 2**18 indices). Names drawn by the permutations meet again across
@@ -102,8 +110,9 @@ def rename(text: str | None, mapping: dict[str, str]) -> str | None:
 def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=print) -> dict[str, int]:
     """Fill bench_copy.name_map (kind, k, old, new) for copies 1..``copies``: kind 'p' a printed
     string (forenames, keyname, a printed full name), 'b' a name block key, 'k' a name key
-    (names.Name.key), 'n' a normalized name (researchers.normalized_name). Returns the rows per
-    kind and the block and name keys that mapped two ways (kept: the first)."""
+    (names.Name.key), 'n' a normalized name (researchers.normalized_name), 'a' an affiliation
+    string, 't' an affiliation's token (profiles' "a:" tokens), 'i' an institution id. Returns
+    the rows per kind and the keys and tokens that mapped two ways (kept: the first)."""
     from bench.archive_copy import _BASE_AX, RID_STRIDE
     from wove_pipeline.matching.names import make_name, normalize_text
 
@@ -130,6 +139,7 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
                                            (RID_STRIDE,))]
     printed.update(displays)
     maps = permutations(surnames, given, copies, seed, frozen)
+    workplaces = institution_maps(_affiliation_institutions(conn), copies, seed)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
     conn.execute(f"DROP TABLE IF EXISTS {SCHEMA}.name_map")
     conn.execute(f"CREATE UNLOGGED TABLE {SCHEMA}.name_map (kind \"char\", k int, old text, new text)")
@@ -148,8 +158,13 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
                 b = make_name(rename(forenames, mapping), None, rename(keyname, mapping), suffix)
                 conflicts["blocks"] += blocks.setdefault(a.block, b.block) != b.block
                 conflicts["keys"] += keys.setdefault(a.key, b.key) != b.key
+            texts, insts = workplaces[k - 1]
+            tokens: dict[str, str] = {}
+            for a, b in texts.items():
+                conflicts["affiliation_tokens"] += tokens.setdefault(_token(a), _token(b)) != _token(b)
             for kind, pairs in (("b", blocks), ("k", keys),
-                                ("n", {normalize_text(d): normalize_text(rename(d, mapping)) for d in displays})):
+                                ("n", {normalize_text(d): normalize_text(rename(d, mapping)) for d in displays}),
+                                ("a", texts), ("t", tokens), ("i", insts)):
                 for old, new in pairs.items():
                     if new != old:
                         copy.write_row((kind, k, old, new))
@@ -158,6 +173,51 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
     conn.execute(f"ANALYZE {SCHEMA}.name_map")
     log(f"  name maps: {dict(rows)} rows for {copies} copies; mapped two ways (the first kept): {dict(conflicts)}")
     return {**rows, **{f"{k}_mapped_two_ways": v for k, v in conflicts.items()}}
+
+
+def institution_maps(affiliation_institutions: dict[str, str | None], copies: int, seed: int
+                     ) -> list[tuple[dict[str, str], dict[str, str]]]:
+    """Per copy (index k - 1): (affiliation string -> string, institution id -> id), only what
+    moves. ``affiliation_institutions``: each distinct affiliation string and the institution
+    id printed with it most (None: none). Institutions are permuted among those with as many
+    strings, string j of one becoming string j of the other (sorted), a bijection of both."""
+    strings: dict[str | None, list[str]] = defaultdict(list)
+    for text, inst in sorted(affiliation_institutions.items(), key=lambda x: x[0]):
+        strings[inst].append(text)
+    by_count: dict[int, list[str]] = defaultdict(list)
+    for inst in sorted(i for i in strings if i is not None):
+        by_count[len(strings[inst])].append(inst)
+    out = []
+    for k in range(1, copies + 1):
+        rng = random.Random(f"{seed}:institutions:{k}")
+        insts: dict[str, str] = {}
+        for group in by_count.values():
+            shuffled = group[:]
+            rng.shuffle(shuffled)
+            insts.update((a, b) for a, b in zip(group, shuffled) if a != b)
+        texts = {a: b for inst, to in insts.items() for a, b in zip(strings[inst], strings[to])}
+        loose = strings.get(None, [])
+        shuffled = loose[:]
+        rng.shuffle(shuffled)
+        texts.update((a, b) for a, b in zip(loose, shuffled) if a != b)
+        out.append((texts, insts))
+    return out
+
+
+def _affiliation_institutions(conn: psycopg.Connection) -> dict[str, str | None]:
+    """Every affiliation string of the base (the authors' and the aligned raw ones) and the
+    institution id aligned with it most often."""
+    from bench.archive_copy import _BASE_AX
+
+    out: dict[str, str | None] = {a: None for (a,) in conn.execute(
+        f"SELECT DISTINCT a FROM wove.paper_authors t, unnest(t.affiliations) a WHERE {_BASE_AX}"
+        f" UNION SELECT DISTINCT a FROM wove.authorships t, unnest(t.raw_affiliations) a WHERE {_BASE_AX}")}
+    for text, inst in conn.execute(
+            "SELECT DISTINCT ON (r) r, i FROM (SELECT r, i, count(*) AS n FROM wove.authorships t,"
+            f" unnest(t.raw_affiliations, t.institution_ids) u(r, i) WHERE {_BASE_AX} AND r IS NOT NULL"
+            " AND i IS NOT NULL GROUP BY 1, 2) x ORDER BY r, n DESC, i"):
+        out[text] = inst
+    return out
 
 
 def vocabulary_salts(copies: int, seed: int) -> list[int]:
@@ -209,6 +269,12 @@ def stage_texts(conn: psycopg.Connection, table: str, k0: int, k1: int, salts: l
     conn.execute(f"ANALYZE {staged}")
 
 
+def _token(affiliation: str) -> str:
+    from wove_pipeline.matching.profiles import _affiliation_token
+
+    return _affiliation_token(affiliation)[2:]
+
+
 def drop_name_maps(conn: psycopg.Connection) -> None:
     conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
 
@@ -216,6 +282,11 @@ def drop_name_maps(conn: psycopg.Connection) -> None:
 def _mapped(kind: str, expr: str) -> str:
     return (f"coalesce((SELECT m.new FROM {SCHEMA}.name_map m WHERE m.kind = '{kind}' AND m.k = g.k"
             f" AND m.old = {expr}), {expr})")
+
+
+def _mapped_array(kind: str, column: str) -> str:
+    return (f"(SELECT coalesce(array_agg({_mapped(kind, 'x')} ORDER BY o), '{{}}') FROM unnest({column})"
+            " WITH ORDINALITY u(x, o))")
 
 
 def _form(key: str) -> str:
@@ -233,12 +304,17 @@ def _salted(table: str, key: str, column: str) -> str:
 # a profile's identifying token "<block>|<kind>:<value>": block and name-derived values renamed,
 # upstream ids suffixed as the copy's ids are (an ORCID as normalize_orcid reads the copy's)
 _TOKEN = ("{b} || '|' || CASE WHEN r LIKE 'n:%%' THEN 'n:' || {key} WHEN r LIKE 'c:%%' THEN 'c:' || {co}"
+          " WHEN r LIKE 'a:%%' THEN 'a:' || {aff}"
           " WHEN r ~ '^[so]:' THEN r || '-c' || g.k WHEN r LIKE 'r:%%' THEN r || '-C' || g.k ELSE r END").format(
-    b=_mapped("b", "split_part(x, '|', 1)"), key=_mapped("k", "substr(r, 3)"), co=_mapped("b", "substr(r, 3)"))
+    b=_mapped("b", "split_part(x, '|', 1)"), key=_mapped("k", "substr(r, 3)"), co=_mapped("b", "substr(r, 3)"),
+    aff=_mapped("t", "substr(r, 3)"))
 
 RENAMED: dict[str, dict[str, str]] = {
-    "paper_authors": {"keyname": _mapped("p", "t.keyname"), "forenames": _mapped("p", "t.forenames")},
-    "authorships": {c: _mapped("p", f"t.{c}") for c in ("arxiv_name", "s2_name", "openalex_name")},
+    "paper_authors": {"keyname": _mapped("p", "t.keyname"), "forenames": _mapped("p", "t.forenames"),
+                      "affiliations": _mapped_array("a", "t.affiliations")},
+    "authorships": {**{c: _mapped("p", f"t.{c}") for c in ("arxiv_name", "s2_name", "openalex_name")},
+                    "raw_affiliations": _mapped_array("a", "t.raw_affiliations"),
+                    "institution_ids": _mapped_array("i", "t.institution_ids")},
     "researchers": {"display_name": _mapped("p", "t.display_name"), "normalized_name": _mapped("n", "t.normalized_name")},
     "researcher_mentions": {"block": _mapped("b", "t.block")},
     "researcher_profiles": {
@@ -246,6 +322,8 @@ RENAMED: dict[str, dict[str, str]] = {
                   " WITH ORDINALITY u(x, o))",
         "name_forms": f"(SELECT coalesce(jsonb_object_agg({_form('key')}, value), '{{}}'::jsonb) FROM jsonb_each(t.name_forms))",
         "coauthors": f"(SELECT coalesce(jsonb_object_agg({_mapped('b', 'key')}, value), '{{}}'::jsonb) FROM jsonb_each(t.coauthors))",
+        "affiliations": f"(SELECT coalesce(jsonb_object_agg({_mapped('a', 'key')}, value), '{{}}'::jsonb)"
+                        " FROM jsonb_each(t.affiliations))",
         "match_tokens": f"(SELECT coalesce(array_agg({_TOKEN} ORDER BY o), '{{}}') FROM unnest(t.match_tokens)"
                         " WITH ORDINALITY u(x, o), LATERAL (SELECT substr(x, length(split_part(x, '|', 1)) + 2) AS r) rr)",
         "representatives": ("(SELECT coalesce(jsonb_agg(jsonb_build_array(regexp_replace(e ->> 0, ':([0-9]+)$',"
@@ -280,6 +358,7 @@ def verify(conn: psycopg.Connection, sample: int = 200, log=print) -> dict[str, 
                             ("name_forms", dict(built.name_forms), dict(kept.name_forms)),
                             ("coauthors", set(built.coauthors), set(kept.coauthors)),
                             ("match_tokens", set(built.identifying_tokens()), columns[rid][1]),
+                            ("affiliations", dict(built.affiliations), dict(kept.affiliations)),
                             ("centroid", dict(built.centroid), dict(kept.centroid))):
             if a != b:
                 differ[field] += 1

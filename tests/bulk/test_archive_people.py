@@ -1,6 +1,6 @@
 """The day-after bench's copies of other people (bench/archive_people.py): each copy renames its
 people consistently, blocks keep their initials, and what the matcher derives from a renamed
-name is one block per old block; each copy's texts are counted in a vocabulary of its own."""
+name is one block per old block; each copy's people work at other institutions and write in a vocabulary of their own."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from collections import Counter
 
 import numpy as np
 
-from bench.archive_people import permutations, rename, salted_centroid, salted_terms, vocabulary_salts
+from bench.archive_people import (institution_maps, permutations, rename, salted_centroid, salted_terms,
+                                  vocabulary_salts)
 from wove_pipeline.matching.names import make_name
 from wove_pipeline.matching.profile_store import pack_centroid, unpack_centroid
 from wove_pipeline.matching.scoring import text_term_counts
@@ -66,3 +67,22 @@ def test_a_copy_counts_its_texts_in_a_vocabulary_of_its_own():
     # a profile's centroid is salted alike: its copy's terms are its copied papers' terms
     centroid = pack_centroid(Counter(base))
     assert unpack_centroid(salted_centroid(centroid, salts[0])) == copy
+
+
+def test_a_copy_works_at_other_institutions_with_their_affiliation_strings():
+    printed = {"KAIST": "I1", "Dept. of Physics, KAIST": "I1", "MIT": "I2", "MIT CSAIL": "I2",
+               "Peking University": "I3", "Tsinghua University": "I4", "ETH": "I5", "Somewhere": None,
+               "Elsewhere": None, "Nowhere": None}
+    maps = institution_maps(printed, copies=6, seed=7)
+    assert maps == institution_maps(printed, copies=6, seed=7) and any(texts for texts, _ in maps)
+    for texts, insts in maps:
+        assert sorted(texts) == sorted(texts.values()) and sorted(insts) == sorted(insts.values())  # bijections
+        for a, b in texts.items():  # a string moves with its institution, to one with as many strings
+            if printed[a] is None:
+                assert printed[b] is None
+            else:
+                assert insts[printed[a]] == printed[b]
+        for a, b in insts.items():
+            assert sum(v == a for v in printed.values()) == sum(v == b for v in printed.values())
+    moved = next(t for t, i in maps if "I1" in i)
+    assert {moved["KAIST"], moved["Dept. of Physics, KAIST"]} == {"MIT", "MIT CSAIL"}
