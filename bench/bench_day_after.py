@@ -73,9 +73,10 @@ CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig
         " bridges by the group model alone")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
-# ... whose papers' text counts are in a vocabulary of each copy's own (before, a copy kept the
-# base's texts, and names that met again across copies held the same papers word for word)
-OWN_WORDS = " in words of their own"
+# ... at other institutions, their papers' text counts in a vocabulary of each copy's own
+# (before, a copy kept the base's affiliations and texts, and names that met again across
+# copies held the same papers word for word at the same institution)
+OWN_WORDS = " working elsewhere, in words of their own"
 # the day run right after the day before it (--after-a-day), not first on a grown archive
 AFTER_A_DAY = ", after the day before"
 # THE day applies a forced split the links break (--override): a curator's correction
