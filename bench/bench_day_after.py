@@ -20,7 +20,9 @@ days plus one) in its own embedded PostgreSQL under /tmp:
    has K twins sharing its name, co-authors and affiliations; with ``--people other`` each
    copy renames its people (bench/archive_people.py: name words permuted among words of
    about the same frequency and initial), so a name block holds about K + 1 times the base's
-   mentions, filled by other people with other circles, as a real archive's "Y. Wang" is;
+   mentions, filled by other people with other circles, as a real archive's "Y. Wang" is,
+   who work at other institutions and write in words of their own (their papers' term
+   counts in a vocabulary of each copy's own);
 3. THE day: the world's next day (the same OAI records, the same author positions, for every
    size), its partition's daily run and then publish (researchers by profile ->
    researcher_metrics -> serving), timed per step from the runs' events.
