@@ -17,13 +17,11 @@ drawn per copy:
 A person's co-authors are renamed with the same permutation, so a copy's circles are other
 names too. Initials and words with other letters stay as printed.
 
-A copy's people also work elsewhere: its institutions are the base's permuted among those
-printed under as many distinct affiliation strings (so a copy's affiliation string j of
-institution I is string j of the institution I maps to; strings of no institution are
-permuted among themselves), in the authors' affiliations, the aligned institution ids and the
-profiles' affiliation counts and tokens. With the base's affiliations kept, the copies whose
-names met again held the same institution, venue and years: people any real archive would
-call one.
+A copy's people also work elsewhere: the base's affiliation strings and its institution ids are
+each permuted per copy (apart), in the authors' affiliations, the aligned raw affiliations and
+institution ids, and the profiles' affiliation counts and tokens. With the base's affiliations
+kept, the copies whose names met again held the same institution, venue and years: people any
+real archive would call one.
 
 A copy also writes in its own vocabulary: the hashed term indices of its papers' text counts
 (matching_text_terms) and of its profiles' text centroids are XORed with a salt drawn per
@@ -139,7 +137,7 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
                                            (RID_STRIDE,))]
     printed.update(displays)
     maps = permutations(surnames, given, copies, seed, frozen)
-    workplaces = institution_maps(_affiliation_institutions(conn), copies, seed)
+    workplaces = institution_maps(*_workplaces(conn), copies, seed)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
     conn.execute(f"DROP TABLE IF EXISTS {SCHEMA}.name_map")
     conn.execute(f"CREATE UNLOGGED TABLE {SCHEMA}.name_map (kind \"char\", k int, old text, new text)")
@@ -175,49 +173,36 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
     return {**rows, **{f"{k}_mapped_two_ways": v for k, v in conflicts.items()}}
 
 
-def institution_maps(affiliation_institutions: dict[str, str | None], copies: int, seed: int
+def institution_maps(affiliations: list[str], institutions: list[str], copies: int, seed: int
                      ) -> list[tuple[dict[str, str], dict[str, str]]]:
-    """Per copy (index k - 1): (affiliation string -> string, institution id -> id), only what
-    moves. ``affiliation_institutions``: each distinct affiliation string and the institution
-    id printed with it most (None: none). Institutions are permuted among those with as many
-    strings, string j of one becoming string j of the other (sorted), a bijection of both."""
-    strings: dict[str | None, list[str]] = defaultdict(list)
-    for text, inst in sorted(affiliation_institutions.items(), key=lambda x: x[0]):
-        strings[inst].append(text)
-    by_count: dict[int, list[str]] = defaultdict(list)
-    for inst in sorted(i for i in strings if i is not None):
-        by_count[len(strings[inst])].append(inst)
+    """Per copy (index k - 1): (affiliation string -> string, institution id -> id), each a
+    permutation of all of them (only what moves). The two are drawn apart: a copy's person
+    keeps one printed affiliation and one institution id wherever the base's did, both
+    another one's (permuted by institution, with as many strings, many an institution of the
+    sandbox's 66 stayed put: a copy's namesake shared its affiliation, and merged)."""
     out = []
     for k in range(1, copies + 1):
-        rng = random.Random(f"{seed}:institutions:{k}")
-        insts: dict[str, str] = {}
-        for group in by_count.values():
-            shuffled = group[:]
+        rng = random.Random(f"{seed}:workplaces:{k}")
+        moved = []
+        for values in (sorted(affiliations), sorted(institutions)):
+            shuffled = values[:]
             rng.shuffle(shuffled)
-            insts.update((a, b) for a, b in zip(group, shuffled) if a != b)
-        texts = {a: b for inst, to in insts.items() for a, b in zip(strings[inst], strings[to])}
-        loose = strings.get(None, [])
-        shuffled = loose[:]
-        rng.shuffle(shuffled)
-        texts.update((a, b) for a, b in zip(loose, shuffled) if a != b)
-        out.append((texts, insts))
+            moved.append({a: b for a, b in zip(values, shuffled) if a != b})
+        out.append((moved[0], moved[1]))
     return out
 
 
-def _affiliation_institutions(conn: psycopg.Connection) -> dict[str, str | None]:
-    """Every affiliation string of the base (the authors' and the aligned raw ones) and the
-    institution id aligned with it most often."""
+def _workplaces(conn: psycopg.Connection) -> tuple[list[str], list[str]]:
+    """Every affiliation string of the base (the authors' and the aligned raw ones) and every
+    aligned institution id."""
     from bench.archive_copy import _BASE_AX
 
-    out: dict[str, str | None] = {a: None for (a,) in conn.execute(
-        f"SELECT DISTINCT a FROM wove.paper_authors t, unnest(t.affiliations) a WHERE {_BASE_AX}"
-        f" UNION SELECT DISTINCT a FROM wove.authorships t, unnest(t.raw_affiliations) a WHERE {_BASE_AX}")}
-    for text, inst in conn.execute(
-            "SELECT DISTINCT ON (r) r, i FROM (SELECT r, i, count(*) AS n FROM wove.authorships t,"
-            f" unnest(t.raw_affiliations, t.institution_ids) u(r, i) WHERE {_BASE_AX} AND r IS NOT NULL"
-            " AND i IS NOT NULL GROUP BY 1, 2) x ORDER BY r, n DESC, i"):
-        out[text] = inst
-    return out
+    texts = [a for (a,) in conn.execute(
+        f"SELECT a FROM wove.paper_authors t, unnest(t.affiliations) a WHERE {_BASE_AX}"
+        f" UNION SELECT a FROM wove.authorships t, unnest(t.raw_affiliations) a WHERE {_BASE_AX}") if a]
+    insts = [i for (i,) in conn.execute(
+        f"SELECT DISTINCT i FROM wove.authorships t, unnest(t.institution_ids) i WHERE {_BASE_AX}") if i]
+    return texts, insts
 
 
 def vocabulary_salts(copies: int, seed: int) -> list[int]:

@@ -69,20 +69,15 @@ def test_a_copy_counts_its_texts_in_a_vocabulary_of_its_own():
     assert unpack_centroid(salted_centroid(centroid, salts[0])) == copy
 
 
-def test_a_copy_works_at_other_institutions_with_their_affiliation_strings():
-    printed = {"KAIST": "I1", "Dept. of Physics, KAIST": "I1", "MIT": "I2", "MIT CSAIL": "I2",
-               "Peking University": "I3", "Tsinghua University": "I4", "ETH": "I5", "Somewhere": None,
-               "Elsewhere": None, "Nowhere": None}
-    maps = institution_maps(printed, copies=6, seed=7)
-    assert maps == institution_maps(printed, copies=6, seed=7) and any(texts for texts, _ in maps)
-    for texts, insts in maps:
-        assert sorted(texts) == sorted(texts.values()) and sorted(insts) == sorted(insts.values())  # bijections
-        for a, b in texts.items():  # a string moves with its institution, to one with as many strings
-            if printed[a] is None:
-                assert printed[b] is None
-            else:
-                assert insts[printed[a]] == printed[b]
-        for a, b in insts.items():
-            assert sum(v == a for v in printed.values()) == sum(v == b for v in printed.values())
-    moved = next(t for t, i in maps if "I1" in i)
-    assert {moved["KAIST"], moved["Dept. of Physics, KAIST"]} == {"MIT", "MIT CSAIL"}
+def test_a_copy_works_at_other_institutions_and_prints_other_affiliations():
+    texts = ["KAIST", "Dept. of Physics, KAIST", "MIT", "MIT CSAIL", "Peking University", "Somewhere", "ETH"]
+    insts = ["I1", "I2", "I3", "I4", "I5"]
+    maps = institution_maps(texts, insts, copies=20, seed=7)
+    assert maps == institution_maps(texts, insts, copies=20, seed=7) and len(maps) == 20
+    for moved_texts, moved_insts in maps:  # permutations of each, only what moves listed
+        assert sorted(moved_texts) == sorted(moved_texts.values()) and set(moved_texts) <= set(texts)
+        assert sorted(moved_insts) == sorted(moved_insts.values()) and set(moved_insts) <= set(insts)
+        assert all(a != b for a, b in (*moved_texts.items(), *moved_insts.items()))
+    # a string stays in about one copy of len(texts), not in every copy with a lone institution
+    kept = sum(len(texts) - len(t) for t, _ in maps) / (20 * len(texts))
+    assert kept < 0.3
