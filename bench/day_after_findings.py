@@ -748,4 +748,50 @@ only merges of one person's pieces (ads and aminer110, 18 of 18). Bar (R <= 1.3)
 this figure is the bench world's until its copies stop repeating papers word for word (next: give
 each copy other papers' texts, so that evidence-identical twins no longer exist). At 10k papers
 (no copies, so no twins) the day decides exactly as with the veto.
+
+**Copies that are other people in their texts and workplaces too (2026-12-06, evening; 9ce354c,
+aceb433, 160edcd, 59ae85a, eb876f7).** (1) The bench world. A copy of other people had kept each
+paper's title and abstract and each author's affiliation, so names that met again across copies
+held the same papers at the same institution. Now a copy counts its papers' texts in a vocabulary
+of its own (bench/archive_people.py: the hashed term indices of matching_text_terms and of the
+profiles' centroids XORed with a salt per copy: within a copy a person's papers are as alike as in
+the base, across copies they share terms by chance only), and its people print other affiliations
+with other institution ids (first permuted by institution among those with as many strings,
+aceb433; then each permuted whole, 160edcd). Checked at every grow: 200 copied profiles rebuilt
+from their copied positions by the matcher's own code give the stored centroids and affiliation
+counts (differences: 2-5 name-key tokens, as before). The day after 27,252 papers (2 copies)
+retired 174 researchers by merges with the base's texts kept, 32 with texts and institutions
+their own (precision against the world's truth 0.9798 -> 0.9887; the 10k day: 15, 0.9898).
+(2) The matcher. score_pairs computes features only for the columns some row's name fits (59ae85a:
+a call packs many blocks, and the group step scored each open group against the whole pool; the
+other pairs come out as the cannot-links pair_features made them): the six real sets, batch and
+by profile, give the same partitions to the last mention; the same 10k day's assignment, captured
+and timed alone, 10.9 and 9.6 s of CPU against 11.6 and 10.3. A day's split reads use 8 readers,
+not 4 (eb876f7; cold reads of 2,000 papers' positions on the 46 GiB archive, page cache dropped
+before each: 0.45-0.59 ms a paper with 4, 0.35-0.44 with 8, no less with 16 or with io_method
+'sync'). (3) A fresh 1,000,000 archive (grown by aceb433 in 47 min, 46.1 GiB), --after-a-day,
+cold, sampled, and the 10k archive, days one after another (14:07-14:13; this period's machine
+ran the start-of-session code's 10k day in 49.7 s, against 40.9-42.3 s at 11:13):
+- day after 9,084 papers: 50.3 s (1.00 x the 10k day), cold; CPU 54 s
+- day after 9,084 papers: 48.1 s, warm; CPU 52 s
+- day after 999,240 papers: 112.7 s (2.24 x the 10k day), cold; CPU 110 s
+Bar (R <= 1.3 at 1,000,000): not met. The day retired 343 researchers by merges (1,987 with the
+texts kept and no veto, 64 with the veto) and its links' precision against the world is 0.9688
+(0.8690; 0.9823). Where the 62 s over the 10k day go (sampled, inclusive): matching +25 s (the
+split reads +9.3, the assignment +7.7 of which scoring +5.1, rebuilding merged and re-decided
+profiles from their members +5.5, the candidates +5.1, the upserts +4.0), metrics +11.3, serving
++8.5 (the 10k day's publish is a whole rebuild, 5.6 s), the daily assets +11. The merges that
+remain, read in a 27,252-paper day (its assignment captured and replayed, each merge of two
+existing profiles with the group features that made it): 17 of a base researcher with a copy's.
+13 are initials-only names ("h li", "k takahashi", "z liu") with nothing in common but the
+affiliation (cosine 0.88-1.0 in 11, 0.40-0.47 in 2; no co-author, texts unrelated); 2 are a base
+person and their own copy under the same full name (both words kept by the copy's permutations,
+with some co-authors' names: the twins of before, rarer); 2 other full names. The candidate lookup picks, of a
+block's namesakes, those sharing the most identifying tokens, an affiliation among them, and the
+sandbox's 328 affiliation strings are shared alike by every copy: at 1,000,000 papers each is
+printed by some 8,000 profiles, where a real archive grows its institutions with its papers.
+Next for the bench: copies with institutions of their own (new ids and names, their rows in
+wove.institutions), not the base's permuted. Next for the matcher (issue 21 too): an
+initials-only name with a shared affiliation as its only evidence merged two existing profiles
+here; on aminer110 the largest wrong merge is one full name with unrelated texts (above).
 """
