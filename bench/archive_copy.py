@@ -16,7 +16,8 @@ new keys and the same contents otherwise:
 - names, affiliations, categories, texts, profiles' name forms, co-author blocks and centroids
   as in the base: a name's block holds K + 1 times the base's mentions and researchers (the
   real archive's "Y. Wang" has tens of thousands of mentions). With ``people="other"`` the
-  names and the texts' term counts are a copy's own (bench/archive_people.py).
+  names, affiliations, institutions and texts' term counts are a copy's own
+  (bench/archive_people.py).
 
 Copied in SQL (``INSERT ... SELECT`` over ``generate_series``, in the server, triggers and
 foreign-key checks off with ``session_replication_role = replica``, the secondary indexes

@@ -178,8 +178,8 @@ def institution_maps(affiliations: list[str], institutions: list[str], copies: i
     """Per copy (index k - 1): (affiliation string -> string, institution id -> id), each a
     permutation of all of them (only what moves). The two are drawn apart: a copy's person
     keeps one printed affiliation and one institution id wherever the base's did, both
-    another one's (permuted by institution, with as many strings, many an institution of the
-    sandbox's 66 stayed put: a copy's namesake shared its affiliation, and merged)."""
+    another one's. (Permuted first by institution among those with as many strings, many of
+    the sandbox's 66 institutions kept their place, and copies' namesakes their affiliations.)"""
     out = []
     for k in range(1, copies + 1):
         rng = random.Random(f"{seed}:workplaces:{k}")

@@ -234,8 +234,8 @@ def _columns_some_row_fits(data, rows: np.ndarray, cols: np.ndarray, bn) -> np.n
 def _scored_on(named: np.ndarray, data, rows: np.ndarray, cols: np.ndarray, bn, model: PairModel):
     """score_pairs of rows x cols with only the ``named`` columns' features computed: every other
     pair is a cannot-link by name, as pair_features would have found. A call's pool packs many
-    blocks (and a block many names), and the features of every pair were most of a day's
-    scoring: the group step scores each open group's members against the whole pool."""
+    blocks (and a block many names): the group step scores each open group's members against
+    the whole pool, most of it other blocks' and other names' mentions."""
     logit = np.full((len(rows), len(cols)), -30.0, dtype=np.float32)
     cannot = np.ones((len(rows), len(cols)), dtype=bool)
     must = np.zeros((len(rows), len(cols)), dtype=bool)
