@@ -185,10 +185,12 @@ def grow(conn: psycopg.Connection, copies: int, *, people: str = "twins", seed: 
         for name, _ in indexes:
             conn.execute(sql.SQL("DROP INDEX wove.{}").format(sql.Identifier(name)))
         stmt = insert_sql(conn, table, people)
+        texts = archive_people.base_texts(conn, table) if people == "other" and table in archive_people.SALTED_TEXTS \
+            else None
         for k0 in range(1, copies + 1, chunk):
             k1 = min(copies, k0 + chunk - 1)
-            if people == "other" and table in archive_people.SALTED_TEXTS:
-                archive_people.stage_texts(conn, table, k0, k1, salts)
+            if texts is not None:
+                archive_people.stage_texts(conn, table, texts, k0, k1, salts)
             conn.execute(stmt, {**params, "k0": k0, "k1": k1})
         for _, definition in indexes:
             conn.execute(definition)

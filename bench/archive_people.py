@@ -233,23 +233,28 @@ SALTED_TEXTS = {
 }
 
 
-def stage_texts(conn: psycopg.Connection, table: str, k0: int, k1: int, salts: list[int]) -> None:
-    """Fill bench_copy.<table>_texts (k, key, value) with the salted text columns of copies
-    k0..k1 (the copy's INSERT reads them through RENAMED)."""
+def base_texts(conn: psycopg.Connection, table: str) -> list[tuple]:
+    """The base's rows of a SALTED_TEXTS table: (key, packed text column), read once per grow."""
     from bench.archive_copy import RID_STRIDE, TABLES
 
-    query, key, salted = SALTED_TEXTS[table]
+    query = SALTED_TEXTS[table][0]
+    return [(ident, bytes(value)) for ident, value in
+            conn.execute(query.format(base=TABLES[table][0] % {"stride": RID_STRIDE}))]
+
+
+def stage_texts(conn: psycopg.Connection, table: str, rows: list[tuple], k0: int, k1: int, salts: list[int]) -> None:
+    """Fill bench_copy.<table>_texts (k, key, value) with the base's ``rows`` (base_texts)
+    salted for copies k0..k1 (the copy's INSERT reads them through RENAMED)."""
+    _, key, salted = SALTED_TEXTS[table]
     staged = f"{SCHEMA}.{table}_texts"
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
     conn.execute(f"DROP TABLE IF EXISTS {staged}")
     kind = "text" if key == "arxiv_id" else "bigint"
     conn.execute(f"CREATE UNLOGGED TABLE {staged} (k int, key {kind}, value bytea)")
-    base = TABLES[table][0] % {"stride": RID_STRIDE}
-    rows = conn.execute(query.format(base=base)).fetchall()
     with conn.cursor().copy(f"COPY {staged} (k, key, value) FROM STDIN") as copy:
         for k in range(k0, k1 + 1):
             for ident, value in rows:
-                copy.write_row((k, ident, salted(bytes(value), salts[k - 1])))
+                copy.write_row((k, ident, salted(value, salts[k - 1])))
     conn.execute(f"ALTER TABLE {staged} ADD PRIMARY KEY (k, key)")
     conn.execute(f"ANALYZE {staged}")
 

@@ -318,8 +318,9 @@ def join_new_groups(run, pool: np.ndarray, bn: BlockNames, pending: list,
     on the real sets held out (bench/RESULTS.md, "Author matching quality"): every merge it
     blocked on ads and aminer110, 18 of 18, joined two pieces of one person, and it kept the
     ads newest 10% by profile 0.0074 B3 F1 below matching at once (-0.0001 without it). What
-    it had stopped were the bench archive's copied twins (bench/archive_people.py: a copy can
-    repeat a person's papers word for word under the same name), not real people."""
+    it had stopped were the bench archive's copied twins (bench/archive_people.py: until
+    9ce354c a copy could repeat a person's papers word for word under the same name), not
+    real people."""
     from .cluster import _override_matrices
 
     d, w = run.data, run.model
