@@ -16,8 +16,8 @@ new keys and the same contents otherwise:
 - names, affiliations, categories, texts, profiles' name forms, co-author blocks and centroids
   as in the base: a name's block holds K + 1 times the base's mentions and researchers (the
   real archive's "Y. Wang" has tens of thousands of mentions). With ``people="other"`` the
-  names, affiliations, institutions and texts' term counts are a copy's own
-  (bench/archive_people.py).
+  names, affiliations, institutions (rows of wove.institutions too) and texts' term counts are
+  a copy's own (bench/archive_people.py).
 
 Copied in SQL (``INSERT ... SELECT`` over ``generate_series``, in the server, triggers and
 foreign-key checks off with ``session_replication_role = replica``, the secondary indexes
@@ -196,6 +196,10 @@ def grow(conn: psycopg.Connection, copies: int, *, people: str = "twins", seed: 
             conn.execute(definition)
         seconds[table] = time.perf_counter() - t0
         log(f"  copied {table} x{copies} in {seconds[table]:.0f} s")
+    if people == "other":  # the copies' own institutions (their authorships' ids)
+        t0 = time.perf_counter()
+        conn.execute(archive_people.INSTITUTIONS_SQL, {"words": archive_people.copy_words(copies, seed)})
+        seconds["institutions"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     conn.execute(sql.SQL(_INPUTS_SQL.format(names=match_state._NAMES, aligned=match_state._ALIGNED)))
     seconds["matching_inputs"] = time.perf_counter() - t0

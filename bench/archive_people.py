@@ -17,11 +17,16 @@ drawn per copy:
 A person's co-authors are renamed with the same permutation, so a copy's circles are other
 names too. Initials and words with other letters stay as printed.
 
-A copy's people also work elsewhere: the base's affiliation strings and its institution ids are
-each permuted per copy (apart), in the authors' affiliations, the aligned raw affiliations and
-institution ids, and the profiles' affiliation counts and tokens. With the base's affiliations
-kept, the copies whose names met again held the same institution, venue and years: people any
-real archive would call one.
+A copy's people also work at workplaces of their own: each affiliation string is printed with a
+word drawn for the copy before it ("Kelvora University of Tokyo"), and each institution id is
+the copy's ("I123-c7", a row of wove.institutions named alike), in the authors' affiliations,
+the aligned raw affiliations and institution ids, and the profiles' affiliation counts and
+tokens. With the base's affiliations kept, the copies whose names met again held the same
+institution, venue and years: people any real archive would call one. With them permuted
+among the base's (the sandbox's 328 strings and 66 institutions, until 2026-12-06), every
+string was printed by some 8,000 profiles at 1,000,000 papers, where a real archive prints
+tens of thousands of workplaces; two initials-only namesakes sharing nothing but one of them
+were most of the merges of a copy's researcher with a base one.
 
 A copy also writes in its own vocabulary: the hashed term indices of its papers' text counts
 (matching_text_terms) and of its profiles' text centroids are XORed with a salt drawn per
@@ -175,21 +180,39 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
 
 def institution_maps(affiliations: list[str], institutions: list[str], copies: int, seed: int
                      ) -> list[tuple[dict[str, str], dict[str, str]]]:
-    """Per copy (index k - 1): (affiliation string -> string, institution id -> id), each a
-    permutation of all of them (only what moves). The two are drawn apart: a copy's person
-    keeps one printed affiliation and one institution id wherever the base's did, both
-    another one's. (Permuted first by institution among those with as many strings, many of
-    the sandbox's 66 institutions kept their place, and copies' namesakes their affiliations.)"""
-    out = []
-    for k in range(1, copies + 1):
-        rng = random.Random(f"{seed}:workplaces:{k}")
-        moved = []
-        for values in (sorted(affiliations), sorted(institutions)):
-            shuffled = values[:]
-            rng.shuffle(shuffled)
-            moved.append({a: b for a, b in zip(values, shuffled) if a != b})
-        out.append((moved[0], moved[1]))
-    return out
+    """Per copy (index k - 1): (affiliation string -> the string printed with the copy's word
+    before it, institution id -> the copy's id). Every one moves."""
+    words = copy_words(copies, seed)
+    return [({a: f"{words[k - 1]} {a}" for a in affiliations}, {i: f"{i}-c{k}" for i in institutions})
+            for k in range(1, copies + 1)]
+
+
+_SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
+
+
+def copy_words(copies: int, seed: int) -> list[str]:
+    """Per copy (index k - 1) a made-up capitalized word of three syllables, distinct."""
+    rng = random.Random(f"{seed}:workplaces")
+    words: list[str] = []
+    while len(words) < copies:
+        w = "".join(rng.choice(_SYLLABLES) for _ in range(3)).capitalize()
+        if w not in words:
+            words.append(w)
+    return words
+
+
+# the copies' institutions: the base's rows, each id (and ROR, and lineage) the copy's, named
+# with the copy's word (archive_copy.grow, people="other")
+INSTITUTIONS_SQL = """
+INSERT INTO wove.institutions (institution_id, ror, display_name, country_code, type, aliases, lineage, homepage_url,
+                               city, works_count, cited_by_count, as_of, fetched_at)
+SELECT t.institution_id || '-c' || w.k, t.ror || '-c' || w.k, w.word || ' ' || t.display_name, t.country_code, t.type,
+       (SELECT coalesce(array_agg(w.word || ' ' || x ORDER BY o), '{}') FROM unnest(t.aliases) WITH ORDINALITY u(x, o)),
+       (SELECT coalesce(array_agg(x || '-c' || w.k ORDER BY o), '{}') FROM unnest(t.lineage) WITH ORDINALITY u(x, o)),
+       t.homepage_url, t.city, t.works_count, t.cited_by_count, t.as_of, t.fetched_at
+FROM wove.institutions t, unnest(%(words)s::text[]) WITH ORDINALITY w (word, k)
+WHERE t.institution_id !~ '-c[0-9]+$'
+"""
 
 
 def _workplaces(conn: psycopg.Connection) -> tuple[list[str], list[str]]:
