@@ -75,10 +75,12 @@ CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig
         " bridges by the group model alone")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
-# ... at other institutions, their papers' text counts in a vocabulary of each copy's own
-# (before, a copy kept the base's affiliations and texts, and names that met again across
-# copies held the same papers word for word at the same institution)
-OWN_WORDS = " working elsewhere, in words of their own"
+# ... at institutions of each copy's own, their papers' text counts in a vocabulary of each
+# copy's own (before, a copy kept the base's affiliations and texts, and names that met again
+# across copies held the same papers word for word at the same institution)
+OWN_WORDS = " at workplaces of their own, in words of their own"
+# (until 2026-12-06 the copies worked at the base's institutions, permuted: archive_people)
+OWN_WORDS_BEFORE = " working elsewhere, in words of their own"
 # the day run right after the day before it (--after-a-day), not first on a grown archive
 AFTER_A_DAY = ", after the day before"
 # THE day applies a forced split the links break (--override): a curator's correction
@@ -121,7 +123,7 @@ def _current(f: dict) -> bool:
 
 def _whoever(code: str) -> str:
     """The code without what the copies are (their people, their words)."""
-    return code.replace(OWN_WORDS, "").replace(OTHER_PEOPLE, "")
+    return code.replace(OWN_WORDS, "").replace(OWN_WORDS_BEFORE, "").replace(OTHER_PEOPLE, "")
 
 
 def _figures_path(target: int, code: str = CODE) -> Path:
