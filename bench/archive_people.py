@@ -18,7 +18,7 @@ A person's co-authors are renamed with the same permutation, so a copy's circles
 names too. Initials and words with other letters stay as printed.
 
 A copy's people also work at workplaces of their own: each affiliation string is printed with a
-word drawn for the copy before it ("Kelvora University of Tokyo"), and each institution id is
+word drawn for the copy before it ("Sisete University of Tokyo" in copy 1), and each institution id is
 the copy's ("I123-c7", a row of wove.institutions named alike), in the authors' affiliations,
 the aligned raw affiliations and institution ids, and the profiles' affiliation counts and
 tokens. With the base's affiliations kept, the copies whose names met again held the same
