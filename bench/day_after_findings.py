@@ -811,4 +811,41 @@ upserts 4.1 against 1.8; positions loaded 121,410 against 76,314; pages read 856
 102,531. Most of what is left is reads by key of cold pages (the split reads, the candidates,
 the upserts' index pages, the metrics' and serving's rows): next, the representatives' mention
 records kept beside the profiles, and copies with institutions of their own.
+
+**The day after 1,000,000 papers with copies at workplaces of their own (2026-12-06, 17:33;
+archives grown by 0f9839c in 45 min, day code 94ae81e).** Each copy prints every affiliation
+string with a word of its own before it and carries its own institution ids, with rows of
+wove.institutions named alike (bench/archive_people.py; until now the base's 328 strings and
+66 ids were permuted among the copies, and at 1,000,000 papers each string was printed by some
+8,000 profiles). Fresh archives, --after-a-day, cold, sampled, one after the other, on 2 cores
+(AMD EPYC), 24 GiB (this period's machine was faster than the afternoon's: the same 10k day took 36.9 s against 43.4):
+- day after 9,084 papers: 36.9 s (1.00 x the 10k day); CPU 38 s
+- day after 99,924 papers: 40.0 s (1.08 x the 10k day); CPU 39 s (1.03 x)
+- day after 99,924 papers, copies at the base's institutions permuted (160edcd's world): 42.3 s
+  (1.15 x); CPU 42 s (1.11 x)
+- day after 999,240 papers: 58.6 s (1.59 x the 10k day); CPU 55 s (1.45 x)
+Bar (R <= 1.3 at 1,000,000): not met (1.73 in 160edcd's world, measured in the afternoon). The
+1,000,000 day retired 47 researchers by merges (159 in 160edcd's world) and its links' precision
+against the world is 0.9882, recall 0.9744, 580 of 589 newcomers apart (the 10k day: 15 retired,
+0.9898, 0.9754, 586; the 100k day: 30 retired, 0.9891, against 57 and 0.9871 with the permuted
+institutions). Positions loaded 102,637 (121,410 in 160edcd's world; 76,314 at 10k); pages read
+725,956 (856,627; 102,293 at 10k). Steps at 1,000,000 against 10k: matching 31.1 s against 17.8,
+metrics 3.4 against 1.9, serving 6.8 against 3.9 (a whole rebuild at 10k), the daily assets 15.7
+against 11.6 (the authorships alignment 4.6 against 1.7: the day's OpenAlex profiles read by key).
+Sampled, 1,000,000 against 10k: the split reads 7.6 against 0.8 s, the candidates 5.8 against
+0.7, the upserts 3.6 against 1.4, scoring 6.9 against 6.0, the group step 2.6 against 1.8, the
+incremental publish 6.1 (the 10k day's whole rebuild 3.3). The PostgreSQL server's CPU is most
+of the difference: 28.7 s against 15.1 (the bench process 26.4 against 22.9), the time of reading
+seven times the pages cold.
+What did not help (2026-12-06, evening): the representatives' reads as bitmap heap scans, which
+PostgreSQL 18 reads ahead (enable_indexscan off in the readers, every joined table restricted by
+the same keys, effective_io_concurrency 64, io_workers 16): 1,600 representatives' papers cold
+from the 100k archive over 8 readers took 0.44-0.53 ms a representative against 0.31-0.43 by
+index (three tries each, alternating). A representative's paper costs about 4.5 pages read cold
+(paper_authors, authorships, papers, matching_text_terms: 4,400 pages for 986 papers, one
+connection), and a third of the sampled representatives are on papers of over 100 authors, read
+by position. The 100k day's statements of 150 ms or more (server log) sum to 31 s over 92
+statements, none over 1.4 s: the profiles' upsert (its COPY 1.3 s), the candidates' lookups, the
+serving and metrics writes. What is left is reads by key spread over an archive bigger than
+memory, not one statement.
 """
