@@ -351,7 +351,8 @@ RENAMED: dict[str, dict[str, str]] = {
 def verify(conn: psycopg.Connection, sample: int = 200, log=print) -> dict[str, int]:
     """Rebuild ``sample`` copied researchers' profiles from their copied (renamed, salted)
     author positions with the matcher's own code and count those whose stored name- or
-    text-derived fields differ: the copying in SQL must give what the pipeline would have built."""
+    text-derived fields differ, and the institution ids of their positions without a row of
+    wove.institutions: the copying in SQL must give what the pipeline would have built."""
     from bench.archive_copy import RID_STRIDE
     from wove_pipeline.matching import profile_store
     from wove_pipeline.matching.profiles import build_profile
@@ -376,5 +377,13 @@ def verify(conn: psycopg.Connection, sample: int = 200, log=print) -> dict[str, 
             if a != b:
                 differ[field] += 1
                 example.setdefault(field, (rid, sorted(a ^ b)[:4] if isinstance(a, set) else (a, b)))
-    log(f"  renamed profiles checked: {len(ids)}, differing {dict(differ) or 'none'} {example or ''}")
+    # and the copies' institution ids their positions carry are rows of wove.institutions
+    insts = sorted({i for ms in members.values() for m in ms for i in m.institution_ids})
+    known = {i for (i,) in conn.execute("SELECT institution_id FROM wove.institutions WHERE institution_id = ANY(%s)",
+                                        (insts,))}
+    if missing := [i for i in insts if i not in known]:
+        differ["institutions"] = len(missing)
+        example["institutions"] = (None, missing[:4])
+    log(f"  renamed profiles checked: {len(ids)}, differing {dict(differ) or 'none'} {example or ''}"
+        f" ({len(insts)} institution ids)")
     return {"checked": len(ids), **differ}
