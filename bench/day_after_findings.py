@@ -828,7 +828,8 @@ Bar (R <= 1.3 at 1,000,000): not met (1.73 in 160edcd's world, measured in the a
 1,000,000 day retired 47 researchers by merges (159 in 160edcd's world) and its links' precision
 against the world is 0.9882, recall 0.9744, 580 of 589 newcomers apart (the 10k day: 15 retired,
 0.9898, 0.9754, 586; the 100k day: 30 retired, 0.9891, against 57 and 0.9871 with the permuted
-institutions). Positions loaded 102,637 (121,410 in 160edcd's world; 76,314 at 10k); pages read
+institutions; the day after 27,252 papers: 19 retired, 0.9897, against 32 and 0.9887).
+Positions loaded 102,637 (121,410 in 160edcd's world; 76,314 at 10k); pages read
 725,956 (856,627; 102,293 at 10k). Steps at 1,000,000 against 10k: matching 31.1 s against 17.8,
 metrics 3.4 against 1.9, serving 6.8 against 3.9 (a whole rebuild at 10k), the daily assets 15.7
 against 11.6 (the authorships alignment 4.6 against 1.7: the day's OpenAlex profiles read by key).
