@@ -832,7 +832,7 @@ institutions; the day after 27,252 papers: 19 retired, 0.9897, against 32 and 0.
 Positions loaded 102,637 (121,410 in 160edcd's world; 76,314 at 10k); pages read
 725,956 (856,627; 102,293 at 10k). Steps at 1,000,000 against 10k: matching 31.1 s against 17.8,
 metrics 3.4 against 1.9, serving 6.8 against 3.9 (a whole rebuild at 10k), the daily assets 15.7
-against 11.6 (the authorships alignment 4.6 against 1.7: the day's OpenAlex profiles read by key).
+against 11.6 (of which the authorships alignment 4.6 against 1.7).
 Sampled, 1,000,000 against 10k: the split reads 7.6 against 0.8 s, the candidates 5.8 against
 0.7, the upserts 3.6 against 1.4, scoring 6.9 against 6.0, the group step 2.6 against 1.8, the
 incremental publish 6.1 (the 10k day's whole rebuild 3.3). The PostgreSQL server's CPU is most
