@@ -56,6 +56,8 @@ from collections import Counter, defaultdict
 import numpy as np
 import psycopg
 
+from bench.archive_copy import _UPS
+
 RUN = 8  # words permuted among each other: a run of about equally frequent ones
 SCHEMA = "bench_copy"
 TEXT_INDEX_MASK = (1 << 18) - 1  # scoring._INDEX_BITS: the low bits of a packed term are its hashed index
@@ -114,7 +116,7 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
     """Fill bench_copy.name_map (kind, k, old, new) for copies 1..``copies``: kind 'p' a printed
     string (forenames, keyname, a printed full name), 'b' a name block key, 'k' a name key
     (names.Name.key), 'n' a normalized name (researchers.normalized_name), 'a' an affiliation
-    string, 't' an affiliation's token (profiles' "a:" tokens), 'i' an institution id. Returns
+    string, 't' an affiliation's token (profiles' "a:" tokens). Returns
     the rows per kind and the keys and tokens that mapped two ways (kept: the first)."""
     from bench.archive_copy import _BASE_AX, RID_STRIDE
     from wove_pipeline.matching.names import make_name, normalize_text
@@ -142,7 +144,7 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
                                            (RID_STRIDE,))]
     printed.update(displays)
     maps = permutations(surnames, given, copies, seed, frozen)
-    workplaces = institution_maps(*_workplaces(conn), copies, seed)
+    workplaces = affiliation_maps(_affiliations(conn), copies, seed)
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
     conn.execute(f"DROP TABLE IF EXISTS {SCHEMA}.name_map")
     conn.execute(f"CREATE UNLOGGED TABLE {SCHEMA}.name_map (kind \"char\", k int, old text, new text)")
@@ -161,13 +163,13 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
                 b = make_name(rename(forenames, mapping), None, rename(keyname, mapping), suffix)
                 conflicts["blocks"] += blocks.setdefault(a.block, b.block) != b.block
                 conflicts["keys"] += keys.setdefault(a.key, b.key) != b.key
-            texts, insts = workplaces[k - 1]
+            texts = workplaces[k - 1]
             tokens: dict[str, str] = {}
             for a, b in texts.items():
                 conflicts["affiliation_tokens"] += tokens.setdefault(_token(a), _token(b)) != _token(b)
             for kind, pairs in (("b", blocks), ("k", keys),
                                 ("n", {normalize_text(d): normalize_text(rename(d, mapping)) for d in displays}),
-                                ("a", texts), ("t", tokens), ("i", insts)):
+                                ("a", texts), ("t", tokens)):
                 for old, new in pairs.items():
                     if new != old:
                         copy.write_row((kind, k, old, new))
@@ -178,13 +180,12 @@ def build_name_maps(conn: psycopg.Connection, copies: int, seed: int = 7, log=pr
     return {**rows, **{f"{k}_mapped_two_ways": v for k, v in conflicts.items()}}
 
 
-def institution_maps(affiliations: list[str], institutions: list[str], copies: int, seed: int
-                     ) -> list[tuple[dict[str, str], dict[str, str]]]:
-    """Per copy (index k - 1): (affiliation string -> the string printed with the copy's word
-    before it, institution id -> the copy's id). Every one moves."""
+def affiliation_maps(affiliations: list[str], copies: int, seed: int) -> list[dict[str, str]]:
+    """Per copy (index k - 1): affiliation string -> the string printed with the copy's word
+    before it. (A copy's institution ids are suffixed as its upstream ids are: RENAMED,
+    INSTITUTIONS_SQL.)"""
     words = copy_words(copies, seed)
-    return [({a: f"{words[k - 1]} {a}" for a in affiliations}, {i: f"{i}-c{k}" for i in institutions})
-            for k in range(1, copies + 1)]
+    return [{a: f"{words[k - 1]} {a}" for a in affiliations} for k in range(1, copies + 1)]
 
 
 _SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
@@ -215,17 +216,14 @@ WHERE t.institution_id !~ '-c[0-9]+$'
 """
 
 
-def _workplaces(conn: psycopg.Connection) -> tuple[list[str], list[str]]:
-    """Every affiliation string of the base (the authors' and the aligned raw ones) and every
-    aligned institution id."""
+def _affiliations(conn: psycopg.Connection) -> list[str]:
+    """Every affiliation string of the base (the authors' and the aligned raw ones)."""
     from bench.archive_copy import _BASE_AX
 
     texts = [a for (a,) in conn.execute(
         f"SELECT a FROM wove.paper_authors t, unnest(t.affiliations) a WHERE {_BASE_AX}"
         f" UNION SELECT a FROM wove.authorships t, unnest(t.raw_affiliations) a WHERE {_BASE_AX}") if a]
-    insts = [i for (i,) in conn.execute(
-        f"SELECT DISTINCT i FROM wove.authorships t, unnest(t.institution_ids) i WHERE {_BASE_AX}") if i]
-    return texts, insts
+    return texts
 
 
 def vocabulary_salts(copies: int, seed: int) -> list[int]:
@@ -327,7 +325,7 @@ RENAMED: dict[str, dict[str, str]] = {
                       "affiliations": _mapped_array("a", "t.affiliations")},
     "authorships": {**{c: _mapped("p", f"t.{c}") for c in ("arxiv_name", "s2_name", "openalex_name")},
                     "raw_affiliations": _mapped_array("a", "t.raw_affiliations"),
-                    "institution_ids": _mapped_array("i", "t.institution_ids")},
+                    "institution_ids": _UPS},  # the copy's ids, as INSTITUTIONS_SQL writes their rows
     "researchers": {"display_name": _mapped("p", "t.display_name"), "normalized_name": _mapped("n", "t.normalized_name")},
     "researcher_mentions": {"block": _mapped("b", "t.block")},
     "researcher_profiles": {

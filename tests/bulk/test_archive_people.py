@@ -8,8 +8,9 @@ from collections import Counter
 
 import numpy as np
 
-from bench.archive_people import (copy_words, institution_maps, permutations, rename, salted_centroid, salted_terms,
-                                  vocabulary_salts)
+from bench.archive_copy import _UPS
+from bench.archive_people import (INSTITUTIONS_SQL, RENAMED, affiliation_maps, copy_words, permutations, rename,
+                                  salted_centroid, salted_terms, vocabulary_salts)
 from wove_pipeline.matching.names import make_name
 from wove_pipeline.matching.profile_store import pack_centroid, unpack_centroid
 from wove_pipeline.matching.scoring import text_term_counts
@@ -71,14 +72,15 @@ def test_a_copy_counts_its_texts_in_a_vocabulary_of_its_own():
 
 def test_a_copy_works_at_institutions_of_its_own_and_prints_its_own_affiliations():
     texts = ["KAIST", "Dept. of Physics, KAIST", "MIT", "MIT CSAIL", "Peking University", "Somewhere", "ETH"]
-    insts = ["I1", "I2", "I3", "I4", "I5"]
-    maps = institution_maps(texts, insts, copies=20, seed=7)
-    assert maps == institution_maps(texts, insts, copies=20, seed=7) and len(maps) == 20
+    maps = affiliation_maps(texts, copies=20, seed=7)
+    assert maps == affiliation_maps(texts, copies=20, seed=7) and len(maps) == 20
     words = copy_words(20, seed=7)
     assert len(set(words)) == 20 and all(w.isalpha() and w[0].isupper() for w in words)
-    for k, (moved_texts, moved_insts) in enumerate(maps, start=1):  # every one moves, to the copy's own
-        assert moved_texts == {a: f"{words[k - 1]} {a}" for a in texts}
-        assert moved_insts == {i: f"{i}-c{k}" for i in insts}
-    # no string or id is printed by two copies, nor by a copy and the base
-    printed = [a for t, _ in maps for a in t.values()] + texts
+    for k, moved in enumerate(maps, start=1):  # every one moves, to the copy's own
+        assert moved == {a: f"{words[k - 1]} {a}" for a in texts}
+    # no string is printed by two copies, nor by a copy and the base
+    printed = [a for t in maps for a in t.values()] + texts
     assert len(printed) == len(set(printed)) == 21 * len(texts)
+    # a copy's institution ids are suffixed as its upstream ids are, and its rows written so
+    assert RENAMED["authorships"]["institution_ids"] == _UPS
+    assert "t.institution_id || '-c' || w.k" in INSTITUTIONS_SQL
