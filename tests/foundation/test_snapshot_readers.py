@@ -1,6 +1,8 @@
 """db.SnapshotReaders: a read split among more connections sees exactly what the one
 transaction that opened them sees, and gives the rows one connection reads."""
 
+import time
+
 import psycopg
 import pytest
 
@@ -68,3 +70,40 @@ def test_readers_price_random_reads_as_their_transaction_does(probe):
         with db.SnapshotReaders(conn, n=2) as readers:
             priced = readers.fetch_split(cost_sql, {"keys": [1, 2]}, ("keys",))
     assert server_default != "1.1" and default == [(server_default,)] * 2 and priced == [("1.1",)] * 2
+
+
+def _index_scans(url: str, table: str) -> tuple[dict[str, int], int]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        by_index = dict(conn.execute("SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relname = %s",
+                                     (table,)).fetchall())
+        seq = conn.execute("SELECT seq_scan FROM pg_stat_user_tables WHERE relname = %s", (table,)).fetchone()[0]
+    return by_index, seq
+
+
+def test_warming_indexes_probes_each_key_by_its_index_never_by_a_scan(database_url):
+    """warm_indexes reads the pages a write of these keys will go into: one probe a key, through
+    the B-tree or GIN index on the column (a scan of the table would read all of it, every day)."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE warm_probe (id bigint PRIMARY KEY, author text, ids text[])")
+        conn.execute("INSERT INTO warm_probe SELECT g, 'a' || (g % 5000), ARRAY['s' || g, 's' || (g + 1)]"
+                     " FROM generate_series(1, 20000) g")
+        conn.execute("CREATE INDEX warm_probe_author_idx ON warm_probe (author)")
+        conn.execute("CREATE INDEX warm_probe_ids_idx ON warm_probe USING gin (ids)")
+        conn.execute("VACUUM ANALYZE warm_probe")
+    before, seq_before = _index_scans(database_url, "warm_probe")
+    authors = ["a7", "a42", "a4999", "nobody"]
+    elements = ["s5", "s19000", "s77", "s-none", "s5"]  # a repeated key is probed once
+    with psycopg.connect(database_url) as conn:
+        conn.execute("SELECT 1")
+        db.price_random_reads_as_ssd(conn)
+        with db.SnapshotReaders(conn, n=2) as readers:
+            readers.warm_indexes([("warm_probe", "author", "text", authors), ("warm_probe", "ids", "text[]", elements),
+                                  ("warm_probe", "id", "bigint", [])])
+    expected = {"warm_probe_author_idx": len(authors), "warm_probe_ids_idx": len(set(elements)), "warm_probe_pkey": 0}
+    for _ in range(100):  # the readers' statistics reach the server as their backends exit
+        after, seq_after = _index_scans(database_url, "warm_probe")
+        if {k: after[k] - before[k] for k in after} == expected:
+            break
+        time.sleep(0.1)
+    assert {k: after[k] - before[k] for k in after} == expected
+    assert seq_after == seq_before

@@ -90,6 +90,13 @@ def sort_in_memory(conn: psycopg.Connection) -> None:
     conn.execute("SELECT set_config('work_mem', %s, true)", (SORT_MEMORY,))
 
 
+def kept_row_count(conn: psycopg.Connection, table: str) -> int:
+    """The rows of a wove table whose writes keep wove.row_counts (migrations 0031, 0032), from
+    those counts: a whole-table count reads every page, a cost that grows with the archive."""
+    return int(fetch_value(conn, "SELECT coalesce(sum(delta), 0) FROM wove.row_counts WHERE table_name = %s",
+                           (table,)))
+
+
 def advisory_lock(conn: psycopg.Connection, key: str) -> None:
     """Serialize writers of the same key (e.g. one asset partition) until the transaction ends.
 
@@ -168,6 +175,37 @@ class SnapshotReaders:
                 return cur.fetchall()
 
         return [row for rows in self._pool.map(run, range(n)) for row in rows]
+
+    def warm_indexes(self, lookups: Sequence[tuple[str, str, str, Sequence[Any]]]) -> None:
+        """Read the index pages that rows about to be written will go into, split among the
+        readers: each lookup is (table, column, key type, keys), a B-tree-indexed column's
+        keys (type 'text', 'bigint') or a GIN-indexed array column's elements ('text[]').
+
+        A write reaches each index entry alone, one page at a time: a day's rows with keys
+        spread over indexes much bigger than memory (upstream author ids, researcher ids,
+        name blocks) make each insertion a wait on the disk. Read first by the readers
+        together, those pages are in memory when the write comes. One probe a key: in a
+        B-tree the last entry of the key (where an entry with a newer row goes), answered from
+        the index alone where the table's pages are all visible; in a GIN index the rows holding
+        the element (an upstream id's: one researcher's), whose pages the write updates."""
+        parts, params = [], {}
+        for i, (table, column, key_type, keys) in enumerate(lookups):
+            if not keys:
+                continue
+            name = f"k{i}"
+            params[name] = sorted(set(keys))
+            if key_type.endswith("[]"):
+                # (no LIMIT: with one, a scan of the table in any order looks as cheap as the
+                # index to the planner, which cannot tell how rare the element is)
+                probe = sql.SQL("SELECT 1 FROM {} t WHERE t.{} @> ARRAY[k]").format(
+                    qualified(table), sql.Identifier(column))
+            else:
+                probe = sql.SQL("SELECT 1 FROM {} t WHERE t.{} = k ORDER BY t.{} DESC LIMIT 1").format(
+                    qualified(table), sql.Identifier(column), sql.Identifier(column))
+            parts.append(sql.SQL("(SELECT count(*) FROM unnest({}::{}) k, LATERAL ({}) x)").format(
+                sql.Placeholder(name), sql.SQL(key_type if key_type.endswith("[]") else key_type + "[]"), probe))
+        if parts:
+            self.fetch_split(sql.SQL("SELECT ") + sql.SQL(" + ").join(parts), params, tuple(params))
 
     def close(self) -> None:
         """Close the readers (again: a no-op), ending their snapshot's transactions."""

@@ -31,11 +31,25 @@ def _arxiv_name(keyname: str, forenames: str | None, suffix: str | None) -> str:
     return " ".join(x for x in (forenames, keyname, suffix) if x)
 
 
-def align_papers(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> int:
-    """(Re)write wove.authorships for these papers. Returns rows written."""
+def align_papers(conn: psycopg.Connection, arxiv_ids: Sequence[str],
+                 readers: db.SnapshotReaders | None = None) -> int:
+    """(Re)write wove.authorships for these papers. Returns rows written. ``readers``: the
+    reads by key split among them, and the author-id index pages the rows go into read by
+    them first (db.SnapshotReaders.warm_indexes): a day's few thousand keys, spread over tables
+    that grow with the archive."""
     if not arxiv_ids:
         return 0
     ids = list(arxiv_ids)
+    rows = _aligned_rows(conn, ids, readers)
+    if readers is not None:
+        readers.warm_indexes([("wove.authorships", column, "text", [r[k] for r in rows if r[k]])
+                              for column, k in (("s2_author_id", 4), ("openalex_author_id", 8))])
+    conn.execute("DELETE FROM wove.authorships WHERE arxiv_id = ANY(%s)", (ids,))
+    return db.copy_rows(conn, "wove.authorships", AUTHORSHIP_COLUMNS, rows)
+
+
+def _aligned_rows(conn: psycopg.Connection, ids: list[str], readers: db.SnapshotReaders | None) -> list[tuple]:
+    """The authorship rows of these papers (AUTHORSHIP_COLUMNS)."""
     authors: dict[str, list[str]] = {}
     for arxiv_id, keyname, forenames, suffix in conn.execute(
         "SELECT arxiv_id, keyname, forenames, suffix FROM wove.paper_authors WHERE arxiv_id = ANY(%s)"
@@ -51,12 +65,12 @@ def align_papers(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> int:
     oa_ids = sorted({a["author_id"] for ships in oa.values() for a in ships or () if a.get("author_id")})
     # (each author looked up by key, LIMIT 1 keeping it a lookup of its own: joined plainly, the
     # day's ten thousand authors were hashed against a scan of every OpenAlex profile)
-    profile_orcid = dict(conn.execute(
-        "SELECT o.author_id, coalesce(a.orcid, m.orcid) FROM unnest(%s::text[]) AS o(author_id)"
+    profile_orcid = dict(db.fetch_keys(
+        conn, "SELECT o.author_id, coalesce(a.orcid, m.orcid) FROM unnest(%(ids)s::text[]) AS o(author_id)"
         " LEFT JOIN LATERAL (SELECT a.orcid FROM wove.openalex_authors a WHERE a.author_id = o.author_id LIMIT 1) a"
         " ON true LEFT JOIN wove.openalex_author_redirects r ON r.old_author_id = o.author_id"
         " LEFT JOIN wove.openalex_authors m ON m.author_id = r.new_author_id"
-        " WHERE coalesce(a.orcid, m.orcid) IS NOT NULL", (oa_ids,)).fetchall()) if oa_ids else {}
+        " WHERE coalesce(a.orcid, m.orcid) IS NOT NULL", {"ids": oa_ids}, ("ids",), readers)) if oa_ids else {}
     rows = []
     for arxiv_id in sorted(authors):
         names = authors[arxiv_id]
@@ -75,8 +89,7 @@ def align_papers(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> int:
                 o.get("raw_affiliation_strings") or [],
                 bool(o.get("is_corresponding")),
             ))
-    conn.execute("DELETE FROM wove.authorships WHERE arxiv_id = ANY(%s)", (ids,))
-    return db.copy_rows(conn, "wove.authorships", AUTHORSHIP_COLUMNS, rows)
+    return rows
 
 
 @dataclass
@@ -106,7 +119,8 @@ def align_days(conn: psycopg.Connection, days: DayRange,
             "  OR ((s.arxiv_id IS NOT NULL OR w.arxiv_id IS NOT NULL)"
             "      AND (al.aligned_at IS NULL OR s.fetched_at > al.aligned_at OR w.fetched_at > al.aligned_at)))",
             (start, end, days.days))]
-        n = align_papers(conn, ids)
+        with db.SnapshotReaders(conn) as readers:
+            n = align_papers(conn, ids, readers)
         stats = conn.execute(
             "SELECT count(*) FILTER (WHERE s2_position IS NOT NULL), count(*) FILTER (WHERE openalex_position IS NOT NULL),"
             " avg(s2_confidence) FILTER (WHERE s2_position IS NOT NULL),"

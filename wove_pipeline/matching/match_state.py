@@ -113,12 +113,14 @@ def override_papers(overrides: Overrides) -> set[str]:
     return {split_mention_id(mid)[0] for pair in [*overrides.links, *overrides.splits] for mid in pair}
 
 
-def upstream_names(conn: psycopg.Connection, s2_ids, openalex_ids) -> dict[str, str]:
-    """S2 and OpenAlex profile display names of these author ids."""
-    return dict(conn.execute(
-        "SELECT author_id, name FROM wove.s2_authors WHERE author_id = ANY(%s) AND name IS NOT NULL UNION ALL"
-        " SELECT author_id, display_name FROM wove.openalex_authors WHERE author_id = ANY(%s)"
-        " AND display_name IS NOT NULL", (sorted(s2_ids), sorted(openalex_ids))).fetchall())
+def upstream_names(conn: psycopg.Connection, s2_ids, openalex_ids,
+                   readers: db.SnapshotReaders | None = None) -> dict[str, str]:
+    """S2 and OpenAlex profile display names of these author ids (``readers``: the reads by
+    key split among them)."""
+    return dict(db.fetch_keys(
+        conn, "SELECT author_id, name FROM wove.s2_authors WHERE author_id = ANY(%(s2)s) AND name IS NOT NULL"
+        " UNION ALL SELECT author_id, display_name FROM wove.openalex_authors WHERE author_id = ANY(%(oa)s)"
+        " AND display_name IS NOT NULL", {"s2": sorted(s2_ids), "oa": sorted(openalex_ids)}, ("s2", "oa"), readers))
 
 
 # The counts' rows (migration 0031: one a changing statement) folded into one a table.

@@ -131,8 +131,6 @@ def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs:
         wanted |= {split_mention_id(r.mention_id) for r in scored_representatives(p, fits, cfg)}
     rep_mentions, _ = load_mentions(conn, sorted({a for a, _ in wanted}), hash_evidence=False, only=wanted,
                                     readers=readers)
-    if readers is not None:
-        readers.close()  # what follows writes, and reads what it wrote
     reps = {m.mention_id: m for m in rep_mentions}
 
     next_id = db.fetch_value(conn, "SELECT nextval('wove.researcher_id_seq')")
@@ -161,6 +159,12 @@ def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs:
     identity = assign_ids(prev_map, clusters, redirects=redirects, next_id=next_id, at=now)
     ids = {mid: rid for mid, rid in identity.mention_ids.items() if not mid.startswith("~")}
     retired = sorted(set(identity.retired))
+
+    if readers is not None:
+        # the index pages the new links go into, read together before the writes
+        readers.warm_indexes([
+            ("wove.researcher_mentions", "researcher_id", "bigint", [ids[mid] for mid in new_ids]),
+            ("wove.researcher_mentions", "block", "text", [by_id[mid].block for mid in new_ids])])
 
     # links: the re-decided ones go, the new ones are written with their evidence
     stale_links = [split_mention_id(mid) for mid in redecided]
@@ -211,8 +215,20 @@ def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs:
     for rid, ms in profile_store.members_of(conn, sorted(complex_ids - set(retired))).items():
         done[rid] = build_profile(rid, ms)
     live = sorted(done)
+    if readers is not None:
+        # the upstream-id index pages the researchers' and profiles' new row versions go into
+        s2 = sorted({i for p in done.values() for i in p.s2_ids})
+        oa = sorted({i for p in done.values() for i in p.openalex_ids})
+        readers.warm_indexes([("wove.researchers", "s2_author_ids", "text[]", s2),
+                              ("wove.researchers", "openalex_author_ids", "text[]", oa),
+                              ("wove.researcher_profiles", "s2_author_ids", "text[]", s2),
+                              ("wove.researcher_profiles", "openalex_author_ids", "text[]", oa),
+                              ("wove.researcher_profiles", "orcids", "text[]",
+                               sorted({o for p in done.values() for o in p.orcids}))])
     names = upstream_names(conn, {i for p in done.values() for i in p.s2_ids},
-                           {i for p in done.values() for i in p.openalex_ids})
+                           {i for p in done.values() for i in p.openalex_ids}, readers)
+    if readers is not None:
+        readers.close()  # what follows reads what the run wrote
     db.upsert_rows(conn, "wove.researchers",
                    ("researcher_id", "display_name", "normalized_name", "mention_count", "orcid", "s2_author_ids",
                     "openalex_author_ids", "updated_at"),

@@ -3,6 +3,7 @@
 
 import dagster as dg
 
+from wove_pipeline.database import access as db
 from wove_pipeline.metrics import compute
 from wove_pipeline.resources import DatabaseResource
 
@@ -43,7 +44,7 @@ def researcher_metrics(context: dg.AssetExecutionContext, config: MetricsConfig,
             run = compute.recompute_all(conn)
         else:
             run = compute.update_metrics(conn)
-        total = conn.execute("SELECT count(*) FROM wove.researcher_metrics").fetchone()[0]
+        total = db.kept_row_count(conn, "researcher_metrics")
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": total,

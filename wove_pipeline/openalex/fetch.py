@@ -12,7 +12,7 @@ import orjson
 import psycopg
 
 from wove_pipeline.enrichment.fetch import FetchSummary, summarize, upstream_fetch
-from wove_pipeline.enrichment.lookback import EnrichmentSettings, select_candidates, window
+from wove_pipeline.enrichment.lookback import EnrichmentSettings, select_candidates, window, window_authors_not_held
 from wove_pipeline.enrichment.raw import OPENALEX, RAW_OA_AUTHORS, RAW_OA_INSTITUTIONS, RAW_OA_WORKS, Fetch
 from wove_pipeline.enrichment.usage import openalex_spent_by_others, record_openalex
 from wove_pipeline.openalex.client import OpenAlexClient
@@ -77,9 +77,8 @@ def published_dois(conn: psycopg.Connection, arxiv_ids: Sequence[str]) -> list[t
 
 
 def _fetch_entities(conn: psycopg.Connection, client: OpenAlexClient, store: RawStore, days: DayRange,
-                    ids_sql: str, params: tuple, raw_source: str, method: str) -> FetchSummary:
+                    ids: list[str], raw_source: str, method: str) -> FetchSummary:
     with conn.transaction():
-        ids = [r[0] for r in conn.execute(ids_sql, params)]
         openalex_spent_by_others(conn, client)
     summary = FetchSummary(OPENALEX, days, asked=len(ids))
     with upstream_fetch(conn, client, store, raw_source, days.label, f"enrich:{raw_source}",
@@ -97,16 +96,15 @@ def _fetch_entities(conn: psycopg.Connection, client: OpenAlexClient, store: Raw
 def fetch_openalex_authors(conn: psycopg.Connection, client: OpenAlexClient, store: RawStore, days: DayRange,
                            settings: EnrichmentSettings = EnrichmentSettings()) -> FetchSummary:
     """OpenAlex profiles of the authors on the window's works that we do not hold yet."""
-    start, end = window(days, settings)
-    sql = (
+    ids = window_authors_not_held(
+        conn, days, settings,
         "SELECT DISTINCT a->>'author_id' FROM wove.openalex_works w JOIN wove.papers p USING (arxiv_id),"
-        " jsonb_array_elements(w.authorships) a WHERE p.oai_datestamp BETWEEN %s AND %s"
-        " AND a->>'author_id' IS NOT NULL"
-        " AND NOT EXISTS (SELECT 1 FROM wove.openalex_authors x WHERE x.author_id = a->>'author_id')"
-        " AND NOT EXISTS (SELECT 1 FROM wove.openalex_author_redirects r WHERE r.old_author_id = a->>'author_id')"
-        " ORDER BY 1"
-    )
-    return _fetch_entities(conn, client, store, days, sql, (start, end), RAW_OA_AUTHORS, "authors_by_ids")
+        " jsonb_array_elements(w.authorships) a WHERE p.oai_datestamp BETWEEN %(start)s AND %(end)s"
+        " AND a->>'author_id' IS NOT NULL",
+        "SELECT x.id FROM unnest(%(ids)s::text[]) x(id)"
+        " WHERE EXISTS (SELECT 1 FROM wove.openalex_authors a WHERE a.author_id = x.id)"
+        " OR EXISTS (SELECT 1 FROM wove.openalex_author_redirects r WHERE r.old_author_id = x.id)")
+    return _fetch_entities(conn, client, store, days, ids, RAW_OA_AUTHORS, "authors_by_ids")
 
 
 def fetch_institutions(conn: psycopg.Connection, client: OpenAlexClient, store: RawStore, days: DayRange,
@@ -123,4 +121,6 @@ def fetch_institutions(conn: psycopg.Connection, client: OpenAlexClient, store: 
         " SELECT DISTINCT id FROM ids WHERE id IS NOT NULL"
         " AND NOT EXISTS (SELECT 1 FROM wove.institutions i WHERE i.institution_id = ids.id) ORDER BY 1"
     )
-    return _fetch_entities(conn, client, store, days, sql, (start, end), RAW_OA_INSTITUTIONS, "institutions_by_ids")
+    with conn.transaction():
+        ids = [r[0] for r in conn.execute(sql, (start, end))]
+    return _fetch_entities(conn, client, store, days, ids, RAW_OA_INSTITUTIONS, "institutions_by_ids")

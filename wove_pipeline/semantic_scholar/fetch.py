@@ -8,7 +8,7 @@ from __future__ import annotations
 import psycopg
 
 from wove_pipeline.enrichment.fetch import FetchSummary, summarize, upstream_fetch
-from wove_pipeline.enrichment.lookback import EnrichmentSettings, select_candidates, window
+from wove_pipeline.enrichment.lookback import EnrichmentSettings, select_candidates, window_authors_not_held
 from wove_pipeline.enrichment.raw import RAW_S2_AUTHORS, RAW_S2_PAPERS, S2
 from wove_pipeline.enrichment.usage import record_s2
 from wove_pipeline.partitions import DayRange
@@ -35,14 +35,13 @@ def fetch_s2_papers(conn: psycopg.Connection, client: SemanticScholarClient, sto
 def fetch_s2_authors(conn: psycopg.Connection, client: SemanticScholarClient, store: RawStore, days: DayRange,
                      settings: EnrichmentSettings = EnrichmentSettings()) -> FetchSummary:
     """S2 profiles of the authors of the window's papers that we do not hold yet."""
-    start, end = window(days, settings)
-    with conn.transaction():
-        ids = [r[0] for r in conn.execute(
-            "SELECT DISTINCT a->>'author_id' FROM wove.s2_papers s JOIN wove.papers p USING (arxiv_id),"
-            " jsonb_array_elements(s.authors) a WHERE p.oai_datestamp BETWEEN %s AND %s"
-            " AND a->>'author_id' IS NOT NULL"
-            " AND NOT EXISTS (SELECT 1 FROM wove.s2_authors x WHERE x.author_id = a->>'author_id')"
-            " ORDER BY 1", (start, end))]
+    ids = window_authors_not_held(
+        conn, days, settings,
+        "SELECT DISTINCT a->>'author_id' FROM wove.s2_papers s JOIN wove.papers p USING (arxiv_id),"
+        " jsonb_array_elements(s.authors) a WHERE p.oai_datestamp BETWEEN %(start)s AND %(end)s"
+        " AND a->>'author_id' IS NOT NULL",
+        "SELECT x.id FROM unnest(%(ids)s::text[]) x(id)"
+        " WHERE EXISTS (SELECT 1 FROM wove.s2_authors a WHERE a.author_id = x.id)")
     summary = FetchSummary(S2, days, asked=len(ids))
     with upstream_fetch(conn, client, store, RAW_S2_AUTHORS, days.label, "enrich:s2_authors",
                         record_usage=record_s2) as fetch:
