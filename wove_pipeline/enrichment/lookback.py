@@ -89,8 +89,8 @@ def window_authors_not_held(conn: psycopg.Connection, days: DayRange, settings: 
     window's days %(start)s..%(end)s) that ``held_sql`` does not find (the ids %(ids)s it holds),
     sorted. The window is a range of recent rows; its authors' lookups are keys spread over a
     table of every author the archive has met, split among db.SnapshotReaders: cold, one
-    connection waited on them one page at a time (a second each for S2 and OpenAlex in the day
-    after 1,000,000 papers, against a few tenths at 10,000)."""
+    connection waited on them one page at a time (0.65 and 0.68 s for S2 and OpenAlex in the
+    day after 1,000,000 papers, under 0.1 s at 10,000; each id once, not once a work)."""
     start, end = window(days, settings)
     with conn.transaction():
         ids = [r[0] for r in conn.execute(authors_sql, {"start": start, "end": end})]
