@@ -855,4 +855,47 @@ with a 10k archive grown again, one day after the other):
 - day after 299,772 papers: 46.1 s (1.33 x the 10k day); CPU 47 s (1.33 x)
 It retired 37 researchers, precision 0.9888, recall 0.9744; positions loaded 101,867, pages read
 402,998 (10k: 102,358).
+**Reads by key overlapped before the writes that wait on them (2026-12-06, evening; 042d86b).**
+The day's writes by one connection waited on cold index pages one at a time, and some of its reads
+by key still ran on one connection. Now, among the snapshot readers (db.SnapshotReaders):
+the authorship alignment's ORCID lookups, and the author-id index pages its rows go into
+(warm_indexes: one probe a key, through the index the write will use); the index pages of the
+day's new links (researcher id, block) and the upstream-id index pages (GIN) of the researchers'
+and profiles' new row versions, before their writes; the researchers' upstream names; the window's
+S2 and OpenAlex authors not held, each id probed once instead of once a work. researcher_metrics'
+row count is kept by triggers (migration 0032) instead of counted (7,181 pages at 1,000,000).
+A test shows the probes go through the indexes: with LIMIT 1 the GIN probe was planned as a scan.
+Measured (2 cores, AMD EPYC; the machine slowed through the evening: the same 10k day took
+38.2 s at 19:14 and 50.6-51.0 s at 19:58, with Python's CPU for the same scoring up 30%):
+- day after 9,084 papers: 38.2 s (1.00 x the 10k day); CPU 40 s (19:14)
+- day after 999,240 papers: 62.1 s (1.63 x the 10k day); CPU 62 s (1.55 x) (19:12; a fresh
+  archive grown by ef23c38 in 46 min; this day ran with pg_stat_statements and track_io_timing on)
+Bar (R <= 1.3 at 1,000,000): not met. The day made the same decisions as at 17:33 (47 retired,
+764 created, 102,637 positions loaded). Against the 17:33 day (58.6 s): the authorships
+alignment 2.7 s against 4.6, the matching's upserts 2.4 against 3.6 (sampled), its split reads
+8.6 against 7.6 (they now hold the warming probes), scoring 7.8 against 6.9 (CPU only: the
+machine). Pages read 784,792 (725,956): the probes read what the writes read after them.
+The day after 299,772 papers (archive grown by ef23c38), the new code and the old (ef23c38) on
+copies of one archive, alternating, cold, 19:50-20:06:
+- day after 299,772 papers: 61.6 and 70.7 s (new), 68.4 and 66.5 s (old)
+- day after 9,084 papers: 50.6 s (new), 51.0 s (old): R 1.31 (new, mean) and 1.32 (old)
+Within this machine's noise: the matching's upserts 2.6-2.9 s against 3.2-3.7, its split reads
+3.5-4.7 against 2.7-4.0, the alignment 2.7-3.0 against 3.1-3.2; at 10k the probes add 24,391
+pages (110,664 against 86,273) and the day is the same.
+Where the 1,000,000 day's reads go (pg_stat_statements, time summed over the 8 readers, so
+about an eighth of it is wall time): the candidates' token postings 25.9 s (30,826 pages read,
+435,051 rows), the candidates' profiles 7.7 s (39,975 pages), the representatives' positions 6.4
++ 5.1 s (whole papers; chosen positions of collaborations: 41,968 + 36,000 pages), the block
+sizes 5.6 s, the papers' author counts 4.8 s, their texts and fields 3.3 s, the upstream-id
+probes 2.8 s (48,599 pages). TOAST is not where it goes (815 of researcher_profiles' 86,184
+pages). The next lever is the token postings, two fifths of the readers' time: a B-tree descent per
+identifying token of every new position in a crowded block. Counted in the day before the 300k
+day (the same code, instrumented): 48,837 tokens looked up for 13,982 positions, 28,578 of them
+held by one profile; 196,164 posting rows, 157,928 (81%) from full-name tokens ("y wang|n:yi
+wang", held by every namesake; 22,359 from 87 names over the cap of 256, which select no one).
+The rows fit in a few pages (about 170 a leaf); what costs is the descents, about 0.6 cold
+pages a token at 1,000,000 (30,826 pages for some 50,000 tokens). Fewer tokens a position (its
+upstream ids first, co-authors and affiliations only where those leave a tie) would cut them,
+and it changes which two profiles are candidates: to be measured on the real sets (the
+incremental gap) before it ships.
 """
