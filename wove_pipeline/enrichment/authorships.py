@@ -5,6 +5,7 @@ wove.openalex_works; no API call.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -119,7 +120,7 @@ def align_days(conn: psycopg.Connection, days: DayRange,
             "  OR ((s.arxiv_id IS NOT NULL OR w.arxiv_id IS NOT NULL)"
             "      AND (al.aligned_at IS NULL OR s.fetched_at > al.aligned_at OR w.fetched_at > al.aligned_at)))",
             (start, end, days.days))]
-        with db.SnapshotReaders(conn) as readers:
+        with db.SnapshotReaders(conn) if ids else contextlib.nullcontext() as readers:
             n = align_papers(conn, ids, readers)
         stats = conn.execute(
             "SELECT count(*) FILTER (WHERE s2_position IS NOT NULL), count(*) FILTER (WHERE openalex_position IS NOT NULL),"

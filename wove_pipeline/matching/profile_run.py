@@ -215,18 +215,17 @@ def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs:
     for rid, ms in profile_store.members_of(conn, sorted(complex_ids - set(retired))).items():
         done[rid] = build_profile(rid, ms)
     live = sorted(done)
+    s2 = sorted({i for p in done.values() for i in p.s2_ids})
+    oa = sorted({i for p in done.values() for i in p.openalex_ids})
     if readers is not None:
         # the upstream-id index pages the researchers' and profiles' new row versions go into
-        s2 = sorted({i for p in done.values() for i in p.s2_ids})
-        oa = sorted({i for p in done.values() for i in p.openalex_ids})
         readers.warm_indexes([("wove.researchers", "s2_author_ids", "text[]", s2),
                               ("wove.researchers", "openalex_author_ids", "text[]", oa),
                               ("wove.researcher_profiles", "s2_author_ids", "text[]", s2),
                               ("wove.researcher_profiles", "openalex_author_ids", "text[]", oa),
                               ("wove.researcher_profiles", "orcids", "text[]",
                                sorted({o for p in done.values() for o in p.orcids}))])
-    names = upstream_names(conn, {i for p in done.values() for i in p.s2_ids},
-                           {i for p in done.values() for i in p.openalex_ids}, readers)
+    names = upstream_names(conn, s2, oa, readers)
     if readers is not None:
         readers.close()  # what follows reads what the run wrote
     db.upsert_rows(conn, "wove.researchers",
