@@ -855,6 +855,7 @@ with a 10k archive grown again, one day after the other):
 - day after 299,772 papers: 46.1 s (1.33 x the 10k day); CPU 47 s (1.33 x)
 It retired 37 researchers, precision 0.9888, recall 0.9744; positions loaded 101,867, pages read
 402,998 (10k: 102,358).
+
 **Reads by key overlapped before the writes that wait on them (2026-12-06, evening; 042d86b).**
 The day's writes by one connection waited on cold index pages one at a time, and some of its reads
 by key still ran on one connection. Now, among the snapshot readers (db.SnapshotReaders):

@@ -194,7 +194,8 @@ class SnapshotReaders:
                 continue
             name = f"k{i}"
             params[name] = sorted(set(keys))
-            if key_type.endswith("[]"):
+            array = key_type.endswith("[]")
+            if array:
                 # (no LIMIT: with one, a scan of the table in any order looks as cheap as the
                 # index to the planner, which cannot tell how rare the element is)
                 probe = sql.SQL("SELECT 1 FROM {} t WHERE t.{} @> ARRAY[k]").format(
@@ -203,7 +204,7 @@ class SnapshotReaders:
                 probe = sql.SQL("SELECT 1 FROM {} t WHERE t.{} = k ORDER BY t.{} DESC LIMIT 1").format(
                     qualified(table), sql.Identifier(column), sql.Identifier(column))
             parts.append(sql.SQL("(SELECT count(*) FROM unnest({}::{}) k, LATERAL ({}) x)").format(
-                sql.Placeholder(name), sql.SQL(key_type if key_type.endswith("[]") else key_type + "[]"), probe))
+                sql.Placeholder(name), sql.SQL(key_type if array else key_type + "[]"), probe))
         if parts:
             self.fetch_split(sql.SQL("SELECT ") + sql.SQL(" + ").join(parts), params, tuple(params))
 

@@ -43,8 +43,8 @@ def align_papers(conn: psycopg.Connection, arxiv_ids: Sequence[str],
     ids = list(arxiv_ids)
     rows = _aligned_rows(conn, ids, readers)
     if readers is not None:
-        readers.warm_indexes([("wove.authorships", column, "text", [r[k] for r in rows if r[k]])
-                              for column, k in (("s2_author_id", 4), ("openalex_author_id", 8))])
+        at = {c: AUTHORSHIP_COLUMNS.index(c) for c in ("s2_author_id", "openalex_author_id")}
+        readers.warm_indexes([("wove.authorships", c, "text", [r[k] for r in rows if r[k]]) for c, k in at.items()])
     conn.execute("DELETE FROM wove.authorships WHERE arxiv_id = ANY(%s)", (ids,))
     return db.copy_rows(conn, "wove.authorships", AUTHORSHIP_COLUMNS, rows)
 

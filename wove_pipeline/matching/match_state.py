@@ -135,9 +135,7 @@ def totals(conn: psycopg.Connection) -> tuple[int, int]:
     (migration 0031), not by counting every row: a day's cost must not grow with the archive.
     The caller holds the matching runs' lock: one run at a time folds the counts."""
     conn.execute(_FOLD_COUNTS_SQL)
-    row = conn.execute("SELECT coalesce(sum(delta) FILTER (WHERE table_name = 'paper_authors'), 0),"
-                       " coalesce(sum(delta) FILTER (WHERE table_name = 'researchers'), 0) FROM wove.row_counts")
-    return tuple(int(x) for x in row.fetchone())
+    return db.kept_row_count(conn, "paper_authors"), db.kept_row_count(conn, "researchers")
 
 
 def store_inputs(conn: psycopg.Connection, inputs: dict[str, str], changed: set[str],
