@@ -357,6 +357,7 @@ to 1.8 s (sampled) and the day's CPU from 93 s to 78 s (2.43x the 10k day's); th
 of RAM; sampled, seconds inside each function: serving's incremental apply 19.4, loading the
 candidate profiles 12.2, the metrics' paper states 7.3, loading the day's positions and the
 representatives 6.7, matching's upserts 6.4): reads that the 0.5 GiB archive serves from memory.
+
 **Where the 100k day grows, by statement (2026-12-05, afternoon; c5ed85b; --no-write, so not in
 the table).** A fresh 10k archive and a fresh 100k one, each day alone and cold: 10k 31.6 s
 (sampled), 100k 67.8 s (sampled), then 62.7 s and 63.9 s on the same 100k archive restored from a
@@ -471,6 +472,7 @@ After the lines above (not in them): the representatives' papers' author counts 
 each paper's last position + 1 (positions are 0..n-1, a papers check), one index entry a paper
 instead of a collaboration's 3,000: that statement took 1.5 s of the 1,000,000 day; on 50,000
 papers of the 100k archive, warm, 0.33 -> 0.24 s, the same counts. Not measured in a day.
+
 **Representatives' positions by key, and the day after the day before (2026-12-05, late; 198e4d8;
 --no-write, so not in the table).** (1) A representative on a collaboration paper is read alone
 (its position, not the paper's 3,000), and those positions were asked for as an IN over (paper,
@@ -516,6 +518,7 @@ researcher_profiles by their first block (CLUSTER, then VACUUM ANALYZE) read 484
 pages in two days against 468,885 unclustered, and took 76.7 and 76.2 s against 74.6 s (CPU 75.1
 and 74.5 against 72.3 s): the day's reads of researcher_mentions are by paper and position, most
 of them the collaboration papers' (66,408 pages clustered, 68,770 not).
+
 **A moved link costs its position, not its paper (2026-12-06; fd5a9ee..880969f, migrations 0028
 and 0029; --no-write, so not in the table).** A day's merges move every link of the researchers they
 retire, and a collaboration paper of 1,000-3,000 authors that one of them was on was then
@@ -551,7 +554,9 @@ precision 0.9823, 571 of 589 newcomers kept apart) and the same rows written; th
 68.3 s against 55.1 s, with the 10k days' matching 28.1 and 30.4 s against 26.2 and 24.9 s
 earlier this night: the machine's period,
 not the code (it is unchanged). What grows past 100k is still the matching's cold reads (sampled
-at 1,000,000: loading the candidates 10.6 s, the positions 6.5 s, upserts 6.6 s).**A day's reads by key split among readers, and two unread indexes dropped (2026-12-06,
+at 1,000,000: loading the candidates 10.6 s, the positions 6.5 s, upserts 6.6 s).
+
+**A day's reads by key split among readers, and two unread indexes dropped (2026-12-06,
 later; c3cf15f, 2f7f2ce; --no-write, so not in the table).** (1) Cold, one PostgreSQL backend
 waits on the disk for one page at a time (here, random 8 KiB reads of a file after dropping the
 page cache: 0.065 ms each one at a time, 0.028 ms each four at a time). The matching run's reads by key (its papers' positions, the block sizes,
@@ -593,6 +598,7 @@ each, where at 10k many blocks hold fewer), the split loads 1.4 -> 9.6 s, the up
 (researchers 1.6 s, profiles 1.0 + 2.0 s), the authorships COPY 3.0 s (indexes of a 10.8M-row
 table), the metrics 2.1 -> 6.9 s (patched states 1.8 s), the serving step 3.7 -> 8.5 s
 (patched author lists 2.0 s), the matching totals (two whole-table counts) 0.8 s.
+
 **The group step's pairs over their own groups (2026-12-06, a44781b).** The day's group step
 (group_merge.join_new_groups) grew most of the matching's pieces with the archive (sampled,
 10k -> 100k -> 1,000,000 in the last period: 2.2 -> 7.1 -> 8.7 s), and most of that was
@@ -903,4 +909,38 @@ by profile, tests/matching/test_profiles.py's split, not shipped): without the f
 -0.0029 (pubmed_sanyal), 0 (medline_pairs), -0.0025 (acl_blocks), 0 (acl_homonyms), each still
 within 0.01 of link by link; its effect on the day and on the sandbox world's precision is not
 measured yet.
+
+**The server's buffers and its I/O, tried (2026-12-06, night; not shipped).** PostgreSQL's
+defaults were kept so far: 128 MB of shared buffers, 1 GB of WAL between checkpoints, and
+PostgreSQL 18's reads through 3 I/O worker processes (io_method = worker). Tried with the code of
+464c4d1 on fresh archives it grew (10k in 2 min, 300k in 20 min, 1,000,000 in 52 min), each
+setting appended to the postgresql.conf of a copy of the kept archive, --after-a-day --cold,
+unsampled, 2 cores (AMD EPYC), 21:49-22:15:
+- day after 299,772 papers: 53.3 and 57.6 s with the defaults; 54.5 s with shared_buffers 4 GB and
+  max_wal_size 4 GB; 55.9 s with io_method = sync; 50.8 s with io_workers = 16
+- day after 9,084 papers: 46.3 s with the defaults; 47.1 s with the larger buffers; 40.4 s with
+  io_method = sync (its Python CPU 25.6 s against 28.3: the machine was faster, not the setting)
+With 4 GB of buffers the 300k day read 195,825 pages into them against 502,157: three fifths of
+its reads were of pages it had read before, evicted from the 128 MB and found again in the
+kernel's page cache. Its WAL was 522 MiB against 635 (full-page images 64,088 against 80,084).
+It took the same time, with the same server CPU (27.4 s against 25.7): a re-read from the page
+cache is cheap, the first read is what costs. At 1,000,000 papers the 19:12 day's statements
+had waited 63.5 s on reads (summed over connections, 0.10 ms a page), but the token postings
+0.82 ms a page and the block sizes 0.74: 8 readers' random reads could queue on the 3 I/O
+workers. A probe on the 1,000,000-paper archive (not kept) read 30,000 profile keys' postings
+and 6,000 papers' positions, split among 8 snapshot readers. The server was restarted and the
+page cache dropped before each read, each setting twice, alternating. Postings: 2.76 and 0.74 s
+with the defaults, 0.93 and 1.71 s with io_method = sync, 0.80 and 1.00 s with 16 workers.
+Positions: 0.25-0.32 s under every setting. The disk itself (random 8 KiB reads of a 4 GiB file,
+page cache dropped, an archive growing beside it): 15,154 reads a second on one thread (0.066
+ms each), 39,044 on 8, 49,656 on 16, about 41,000 on 32-64. No setting is ahead of the noise, so
+the server keeps its defaults. The day after 999,240 papers, the same code as at 19:12 on that
+fresh archive (23:14), and its 10k day just after (23:16):
+- day after 9,084 papers: 40.8 s (1.00 x the 10k day); CPU 42 s
+- day after 999,240 papers: 73.3 s (1.80 x the 10k day); CPU 69 s (1.63 x)
+The same decisions as at 19:12 (102,637 positions loaded; pages read 768,144 against 784,792; the
+same WAL), yet the matching took 38.4 s against 32.3 and serving 10.7 against 7.6; server CPU
+36.0 s against 32.1, Python's 32.8 against 29.5. One code on one machine reads R 1.63 at 19:12
+and 1.80 at 23:14 (300k: 1.31-1.32 at 19:50-20:06, 1.15-1.24 at 21:52-22:10). Bar (R <= 1.3 at
+1,000,000): not met.
 """
