@@ -216,11 +216,12 @@ def grow(conn: psycopg.Connection, copies: int, *, people: str = "twins", seed: 
 
 def rebuild_profile_keys(conn: psycopg.Connection) -> None:
     """wove.profile_keys from every profile (migration 0022's statement triggers keep it, but
-    the copies are written with triggers off)."""
+    the copies are written with triggers off; a profile's keys: migration 0033)."""
     with conn.transaction():
         conn.execute("TRUNCATE wove.profile_keys")
         conn.execute("INSERT INTO wove.profile_keys (key, researcher_id) SELECT DISTINCT k, p.researcher_id"
-                     " FROM wove.researcher_profiles p, unnest(p.blocks || p.match_tokens) k")
+                     " FROM wove.researcher_profiles p,"
+                     " unnest(wove.profile_keys_of(p.blocks, p.match_tokens, p.orcids, p.id_counts)) k")
 
 
 def derive(conn: psycopg.Connection, log=print) -> dict[str, float]:

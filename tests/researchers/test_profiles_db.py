@@ -21,11 +21,16 @@ def profiles(url):
 
 
 def profile_keys(url):
-    """(the keys wove.profile_keys holds, those its profiles' blocks and tokens say it must)."""
+    """(the keys wove.profile_keys holds, those its profiles' blocks, tokens, ORCIDs and S2 +
+    OpenAlex id pairs say it must)."""
     with psycopg.connect(url) as conn:
         held = set(conn.execute("SELECT key, researcher_id FROM wove.profile_keys").fetchall())
-        derived = set(conn.execute("SELECT k, researcher_id FROM wove.researcher_profiles,"
-                                   " unnest(blocks || match_tokens) k").fetchall())
+        derived = set(conn.execute(
+            "SELECT k, researcher_id FROM wove.researcher_profiles, unnest(blocks || match_tokens) k"
+            " UNION SELECT '#r:' || o, researcher_id FROM wove.researcher_profiles, unnest(orcids) o"
+            " UNION SELECT '#p:' || (x.s2 || '|' || x.oa), researcher_id FROM wove.researcher_profiles,"
+            "  jsonb_each(id_counts -> 'pairs') e, LATERAL (SELECT split_part(e.key, '|', 1) s2,"
+            "  split_part(e.key, '|', 2) oa) x").fetchall())
     return held, derived
 
 
@@ -38,6 +43,7 @@ def check_profiles(url):
         assert blocks
     held, derived = profile_keys(url)  # the lookup table follows every write (migration 0022's triggers)
     assert held == derived and any("|" in k for k, _ in held) and any("|" not in k for k, _ in held)
+    assert any(k.startswith("#p:") for k, _ in held)  # the sandbox's authors have both upstream ids
 
 
 def check_totals(url, summary):

@@ -218,13 +218,9 @@ def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs:
     s2 = sorted({i for p in done.values() for i in p.s2_ids})
     oa = sorted({i for p in done.values() for i in p.openalex_ids})
     if readers is not None:
-        # the upstream-id index pages the researchers' and profiles' new row versions go into
+        # the upstream-id index pages the researchers' new row versions go into
         readers.warm_indexes([("wove.researchers", "s2_author_ids", "text[]", s2),
-                              ("wove.researchers", "openalex_author_ids", "text[]", oa),
-                              ("wove.researcher_profiles", "s2_author_ids", "text[]", s2),
-                              ("wove.researcher_profiles", "openalex_author_ids", "text[]", oa),
-                              ("wove.researcher_profiles", "orcids", "text[]",
-                               sorted({o for p in done.values() for o in p.orcids}))])
+                              ("wove.researchers", "openalex_author_ids", "text[]", oa)])
     names = upstream_names(conn, s2, oa, readers)
     if readers is not None:
         readers.close()  # what follows reads what the run wrote

@@ -18,7 +18,7 @@ from .assignment import MatchConfig
 from .big_block import TOKEN_POSTING
 from .mentions import Mention
 from .profile_assign import bounded_candidates, crowded
-from .profiles import Profile, Representative, build_profile, identifying_tokens
+from .profiles import Profile, Representative, build_profile, identifying_tokens, identity_keys
 
 COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors", "venues", "affiliations",
            "categories", "centroid", "s2_author_ids", "openalex_author_ids", "orcids", "id_counts", "first_year",
@@ -30,9 +30,10 @@ COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors"
 # only the profiles the day updates (by researcher id). A day's candidates: every profile of a
 # name block holding at most profile_candidates of them; in a crowded block, those sharing the
 # most identifying tokens with a new position (profile_assign.bounded_candidates); anywhere,
-# those sharing an ORCID, or an S2 and an OpenAlex author id, with one. Blocks and tokens are
-# looked up in wove.profile_keys (migration 0022), a B-tree read in researcher-id order up to
-# a cap, never visiting the wide profile rows: what is read does not grow with the block.
+# those sharing an ORCID, or an S2 and an OpenAlex author id pair, with one (identity keys,
+# profiles.identity_keys). Blocks, tokens and identity keys are looked up in wove.profile_keys
+# (migrations 0022, 0033), a B-tree read in researcher-id order up to a cap, never visiting the
+# wide profile rows: what is read does not grow with the block.
 BLOCK_PROFILES_SQL = """
 SELECT b, (SELECT count(*) FROM (SELECT 1 FROM wove.profile_keys k WHERE k.key = b LIMIT %(cap)s) s)
 FROM unnest(%(blocks)s::text[]) b
@@ -43,23 +44,15 @@ SELECT t, h.researcher_id FROM unnest(%(tokens)s::text[]) t,
 LATERAL (SELECT k.researcher_id FROM wove.profile_keys k WHERE k.key = t ORDER BY k.researcher_id LIMIT %(cap)s) h
 """
 
-# Every lookup is one key against one index (a LATERAL per block, ORCID and id pair), and
-# the profile rows and `fresh` are read by primary key: joined plainly, the GIN lookups'
-# estimates (thousands of rows a key) made the planner hash the whole profile table, a scan
-# of every profile (1.3 GB at 300,000 papers) for some 34,000 candidates. One OR of `&&`
-# against arrays of thousands of keys ran as a scan of the profiles (111 s of the day after
-# 1,000,000 papers, sampled from pg_stat_activity); key by key, that day's PostgreSQL CPU
-# went from 344 s to 164 s.
+# Every lookup is one key against one index (a LATERAL per key), and the profile rows and
+# `fresh` are read by primary key: joined plainly, the planner hashed the whole profile table
+# for some 34,000 candidates (1.3 GB at 300,000 papers); one OR against arrays of thousands of
+# keys ran as a scan of the profiles (111 s of the day after 1,000,000 papers).
 CANDIDATES_SQL = """
 WITH hit AS (
-    SELECT h.researcher_id FROM unnest(%(blocks)s::text[]) b,
+    SELECT h.researcher_id FROM unnest(%(keys)s::text[]) b,
         LATERAL (SELECT k.researcher_id FROM wove.profile_keys k WHERE k.key = b) h
     UNION SELECT unnest(%(ids)s::bigint[])
-    UNION SELECT h.researcher_id FROM unnest(%(orcids)s::text[]) o,
-        LATERAL (SELECT p.researcher_id FROM wove.researcher_profiles p WHERE p.orcids @> ARRAY[o]) h
-    UNION SELECT h.researcher_id FROM unnest(%(s2)s::text[], %(oa)s::text[]) i (s2, oa),
-        LATERAL (SELECT p.researcher_id FROM wove.researcher_profiles p
-                 WHERE p.s2_author_ids @> ARRAY[i.s2] AND p.openalex_author_ids @> ARRAY[i.oa]) h
 )
 SELECT p.researcher_id, p.name_forms, p.id_counts -> 'orcid', p.id_counts -> 'pairs', p.representatives,
        (SELECT p.built_at >= r.updated_at AND p.mention_count = r.mention_count
@@ -136,14 +129,9 @@ def load_candidates(conn: psycopg.Connection, mentions: list[Mention], config: M
     for t, rid in db.fetch_keys(conn, POSTINGS_SQL, {"tokens": tokens, "cap": TOKEN_POSTING + 1}, ("tokens",), readers):
         postings[t].append(int(rid))
     candidates = bounded_candidates(busy, postings, cfg)
-    params = {
-        "blocks": sorted(set(blocks) - {m.block for m in busy}),
-        "ids": sorted({rid for c in candidates.values() for rid in c}),
-        "orcids": sorted({m.orcid for m in mentions if m.orcid}),
-    }
-    id_pairs = sorted({(m.s2_author_id, m.openalex_author_id) for m in mentions
-                       if m.s2_author_id and m.openalex_author_id})
-    params["s2"], params["oa"] = [s2 for s2, _ in id_pairs], [oa for _, oa in id_pairs]
+    # every holder of a quiet block or of an identity key, and the crowded blocks' chosen
+    keys = (set(blocks) - {m.block for m in busy}) | {k for m in mentions for k in identity_keys(m)}
+    params = {"keys": sorted(keys), "ids": sorted({rid for c in candidates.values() for rid in c})}
     current: dict[int, Profile] = {}
     stale: list[int] = []
     seen: set[int] = set()
