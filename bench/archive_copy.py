@@ -6,13 +6,17 @@ The base archive is what the daily assets and one publish wrote for a sandbox wo
 ``k`` (1..K) of it is every row of the tables the daily pipeline and the publish read, with
 new keys and the same contents otherwise:
 
-- arXiv ids ``<id>.c<k>`` (slugs ``<slug>-c<k>``, DOIs ``<doi>.c<k>``), upstream ids (S2 and
+- arXiv ids ``0c<k>.<id>`` (slugs ``<slug>-c<k>``, DOIs ``<doi>.c<k>``), upstream ids (S2 and
   OpenAlex author, paper and work ids, ORCIDs) ``<id>-c<k>``, S2 corpus ids + k * 10^10,
   researcher ids + k * 10^7; ids inside JSON (S2 author lists, OpenAlex authorships, the
   profiles' id counts, representatives and identifying tokens) likewise;
 - dates (OAI datestamps, publication times, enrichment attempts, upstream as-of days) moved
   back by ``61 + k * span`` days: each copy is an older stretch of the archive, outside the
-  enrichment look-back (60 days) of the day run on top, as an old archive's papers are;
+  enrichment look-back (60 days) of the day run on top, as an old archive's papers are; and
+  its arXiv ids sort before the base's, as an older paper's id does (arXiv numbers papers by
+  month): the look-back's papers are the last stretch of every index on arXiv ids, not one
+  paper in every K + 1 (until 2026-12-07 a copy's ids were ``<id>.c<k>``, each right after its
+  base paper's);
 - names, affiliations, categories, texts, profiles' name forms, co-author blocks and centroids
   as in the base: a name's block holds K + 1 times the base's mentions and researchers (the
   real archive's "Y. Wang" has tens of thousands of mentions). With ``people="other"`` the
@@ -44,7 +48,7 @@ RID_STRIDE = 10_000_000
 CORPUS_STRIDE = 10_000_000_000
 LOOKBACK_GAP_DAYS = 61
 
-_AX = "(t.{c} || '.c' || g.k)"                      # an arXiv id
+_AX = "('0c' || g.k || '.' || t.{c})"                # an arXiv id (older than the base's: see COPY_AX)
 _UP = "(t.{c} || '-c' || g.k)"                      # an upstream id (NULL stays NULL)
 _UPS = "(SELECT coalesce(array_agg(x || '-c' || g.k ORDER BY o), '{}') FROM unnest(t.{c}) WITH ORDINALITY u(x, o))"
 _DAY = "(t.{c} - (%(gap)s + g.k * %(span)s))"       # a date
@@ -52,7 +56,8 @@ _TS = "(t.{c} - make_interval(days => %(gap)s + g.k * %(span)s))"
 _RID = "(t.{c} + g.k * %(stride)s::bigint)"
 
 # per table: the base rows' filter and the columns that change (others are copied as they are)
-_BASE_AX = "t.arxiv_id !~ '[.]c[0-9]+$'"
+COPY_AX = "'^0c[0-9]+[.]'"
+_BASE_AX = f"t.arxiv_id !~ {COPY_AX}"
 _BASE_UP = "t.author_id !~ '-c[0-9]+$'"
 _BASE_RID = "t.researcher_id < %(stride)s"
 
@@ -80,9 +85,8 @@ def _id_counts() -> str:
 # a profile's identifying tokens ("<block>|<kind>:<value>"): the upstream ids (s:, o:, r:) suffixed
 _TOKENS = ("(SELECT coalesce(array_agg(CASE WHEN x ~ '^[^|]*[|][sor]:' THEN x || '-c' || g.k ELSE x END ORDER BY o),"
            " '{}') FROM unnest(t.match_tokens) WITH ORDINALITY u(x, o))")
-_REPS = ("(SELECT coalesce(jsonb_agg(jsonb_set(e, '{0}', to_jsonb(regexp_replace(e ->> 0, ':([0-9]+)$',"
-         " '.c' || g.k || ':\\1'))) ORDER BY o), '[]'::jsonb) FROM jsonb_array_elements(t.representatives)"
-         " WITH ORDINALITY x(e, o))")
+_REPS = ("(SELECT coalesce(jsonb_agg(jsonb_set(e, '{0}', to_jsonb('0c' || g.k || '.' || (e ->> 0))) ORDER BY o),"
+         " '[]'::jsonb) FROM jsonb_array_elements(t.representatives) WITH ORDINALITY x(e, o))")
 
 TABLES: dict[str, tuple[str, dict[str, str]]] = {
     "papers": (_BASE_AX, {"arxiv_id": _AX, "slug": "(t.slug || '-c' || g.k)",
@@ -117,10 +121,10 @@ FROM (
     SELECT p.arxiv_id, md5(concat_ws('#', array_to_string(p.categories, ','), pa.names, au.aligned)) AS inputs
     FROM wove.papers p
     LEFT JOIN (SELECT pa.arxiv_id, {names} AS names FROM wove.paper_authors pa
-               WHERE pa.arxiv_id ~ '[.]c[0-9]+$' GROUP BY pa.arxiv_id) pa USING (arxiv_id)
+               WHERE pa.arxiv_id ~ {copy} GROUP BY pa.arxiv_id) pa USING (arxiv_id)
     LEFT JOIN (SELECT arxiv_id, {aligned} AS aligned FROM wove.authorships
-               WHERE arxiv_id ~ '[.]c[0-9]+$' GROUP BY arxiv_id) au USING (arxiv_id)
-    WHERE p.arxiv_id ~ '[.]c[0-9]+$'
+               WHERE arxiv_id ~ {copy} GROUP BY arxiv_id) au USING (arxiv_id)
+    WHERE p.arxiv_id ~ {copy}
 ) fp
 WHERE ms.arxiv_id = fp.arxiv_id
 """
@@ -201,7 +205,7 @@ def grow(conn: psycopg.Connection, copies: int, *, people: str = "twins", seed: 
         conn.execute(archive_people.INSTITUTIONS_SQL, {"words": archive_people.copy_words(copies, seed)})
         seconds["institutions"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    conn.execute(sql.SQL(_INPUTS_SQL.format(names=match_state._NAMES, aligned=match_state._ALIGNED)))
+    conn.execute(sql.SQL(_INPUTS_SQL.format(names=match_state._NAMES, aligned=match_state._ALIGNED, copy=COPY_AX)))
     seconds["matching_inputs"] = time.perf_counter() - t0
     conn.execute("SELECT setval('wove.researcher_id_seq', greatest((SELECT max(researcher_id) FROM wove.researchers)"
                  " + 1, nextval('wove.researcher_id_seq')), false)")
