@@ -943,4 +943,50 @@ same WAL), yet the matching took 38.4 s against 32.3 and serving 10.7 against 7.
 36.0 s against 32.1, Python's 32.8 against 29.5. One code on one machine reads R 1.63 at 19:12
 and 1.80 at 23:14 (300k: 1.31-1.32 at 19:50-20:06, 1.15-1.24 at 21:52-22:10). Bar (R <= 1.3 at
 1,000,000): not met.
+
+**Identity keys instead of GIN indexes, and copies whose arXiv ids sort as older papers' do
+(2026-12-07; 1a93cb8, 4dec669).** (1) Migration 0033: a profile's ORCIDs and its S2 + OpenAlex id
+pairs are keys of wove.profile_keys (`#r:<orcid>`, `#p:<s2>|<openalex>`, kept by the same
+statement triggers, which write only the keys that change), and the daily run finds the
+profiles a new position shares them with by one B-tree descent a key; the three GIN indexes on
+researcher_profiles' id arrays and the probes that read them ahead of the profiles' upsert are
+gone. Every non-HOT update of a profile had put each of its ids into those indexes again (57,951
+pages read at 1,000,000 papers, most of them by the probes). Tried and reverted: the same for
+wove.researchers' two GIN indexes (the metrics find the researchers listing a changed upstream
+author by them): the metrics' test world writes researcher rows without profiles, listing ids
+their positions' authorships no longer hold, so neither the authorships nor the profiles' keys
+can stand in for them there. (2) bench/archive_copy.py numbered a copy's papers `<id>.c<k>`,
+right after their base paper in every index on arXiv ids, so the look-back's papers (the base's
+last days) were one key in every K + 1 at 1,000,000 papers, each on its own index page. arXiv
+numbers papers by month, so an older paper's id sorts first: a copy's ids are now
+`0c<k>.<id>`, and the look-back's papers are the last stretch of those indexes, as on arXiv.
+Days after 99,924 papers, each on an archive grown by its code, cold, one after the other
+(00:23-01:12, with other benches and tests beside them: wall times not comparable), same
+decisions in all three (recall 0.9749, precision 0.9891, 587 of 589 newcomers apart):
+- main before (317541c): pages read 309,380; WAL 371 MiB
+- identity keys (1a93cb8): pages read 298,265 (researcher_profiles 31,682 -> 18,121,
+  researchers 20,203 -> 17,697, profile_keys 19,230 -> 23,799); WAL 368 MiB
+- identity keys, copies older by id (4dec669): pages read 287,590 (authorships 47,798 ->
+  42,193, papers 16,318 -> 14,421); WAL 358 MiB
+The day after 999,240 papers on an archive grown by 4dec669 (59 min, 01:16-02:15), --after-a-day,
+cold, unsampled, 2 cores (AMD EPYC), with a 10k day (archive grown by 1a93cb8: no copies, so the
+ids do not matter there) just before and just after, 02:15-02:23:
+- day after 9,084 papers: 38.1 s (1.00 x the 10k day); CPU 39 s
+- day after 999,240 papers: 77.8 s (2.04 x the 10k day before it, 1.65 x the one after); CPU 68
+  s (1.74 x, 1.32 x)
+- day after 9,084 papers: 47.2 s; CPU 52 s
+Bar (R <= 1.3 at 1,000,000): not met. The same decisions as the 23:14 day on main (102,637
+positions loaded, recall 0.9744, precision 0.9882, 580 of 589 newcomers apart), with 630,568 pages
+read against 768,144 (researcher_profiles 86,334 -> 22,233, authorships 110,822 -> 85,050,
+profile_keys 49,653 -> 61,678; the look-back's enrichment_attempts 16,760 -> 302, openalex_works
+25,587 -> 11,451, s2_papers 14,191 -> 3,598) and WAL 761 MiB against 834 (full-page images
+99,328 against 116,775). The time did not follow: matching 38.7 s against
+38.4, serving 14.1 against 10.7, server CPU 36.1 s against 36.0. The pages these changes remove
+were cheap ones: the GIN probes read theirs 8 readers at a time at 0.04 ms a page (2.8 s summed
+over the readers at 19:12, some 0.4 s of wall time), and the look-back's reads were a few hundred
+milliseconds of the daily assets. What the day waits on is elsewhere: the candidates' token
+postings and block counts (0.7-0.8 ms a page), the representatives' papers, the profiles'
+and researchers' upserts on one connection, serving's rewrites of the touched researchers' rows.
+The two 10k days, 3 minutes apart on one archive and one code, differ by 9.1 s (CPU by 12.5 s):
+on this machine tonight a single pair of days cannot tell R to better than about 0.4.
 """
