@@ -10,6 +10,17 @@ from .mentions import Mention, normalize_orcid
 from .overrides import Overrides
 
 
+def id_keys(orcid: str | None, s2_author_id: str | None, openalex_author_id: str | None) -> list[tuple]:
+    """What identifies a position across name blocks: its ORCID, its S2 and OpenAlex author ids
+    together (the keys join_by_upstream_ids joins on)."""
+    keys: list[tuple] = []
+    if orcid:
+        keys.append(("orcid", orcid))
+    if s2_author_id and openalex_author_id:
+        keys.append(("s2+oa", s2_author_id, openalex_author_id))
+    return keys
+
+
 def merge_refused(ma: list[str], mb: list[str], mentions_by_id: dict[str, Mention], splits: set,
                    *, one_paper: bool = False) -> bool:
     """Would joining clusters ``ma`` and ``mb`` put a cannot-link in one cluster: two different
@@ -60,10 +71,8 @@ def join_by_upstream_ids(clusters: dict[str, int], mentions_by_id: dict[str, Men
     for mid, m in mentions_by_id.items():
         if mid not in clusters:
             continue
-        if m.orcid:
-            by_key[("orcid", m.orcid)].append(mid)
-        if m.s2_author_id and m.openalex_author_id:
-            by_key[("s2+oa", m.s2_author_id, m.openalex_author_id)].append(mid)
+        for key in id_keys(m.orcid, m.s2_author_id, m.openalex_author_id):
+            by_key[key].append(mid)
     members: dict[int, list[str]] | None = None
     splits = overrides.split_set() if overrides else set()
     for key in sorted(by_key):

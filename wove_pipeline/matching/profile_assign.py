@@ -42,6 +42,7 @@ import numpy as np
 from .assignment import Assignment, Link, MatchConfig
 from .big_block import TOKEN_POSTING
 from .cluster import _override_matrices, _Run, resolve_merges
+from .cross_block import id_keys
 from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
@@ -56,14 +57,10 @@ from .scoring import (
 )
 
 
-def _keys(m: Mention) -> list[tuple]:
-    out = []
-    orcid = normalize_orcid(m.orcid)
-    if orcid:
-        out.append(("orcid", orcid))
-    if m.s2_author_id and m.openalex_author_id:
-        out.append(("s2+oa", m.s2_author_id, m.openalex_author_id))
-    return out
+def mention_id_keys(m: Mention) -> list[tuple]:
+    """A new position's identity keys (cross_block.id_keys), its ORCID normalized as a
+    profile's are."""
+    return id_keys(normalize_orcid(m.orcid), m.s2_author_id, m.openalex_author_id)
 
 
 def _profile_keys(p: Profile) -> list[tuple]:
@@ -430,7 +427,7 @@ def _join_across_blocks(clusters: dict[str, int], new: list[Mention], profiles: 
         for key in _profile_keys(profiles[label]):
             holders[key].append(("p", label))
     for m in new:
-        for key in _keys(m):
+        for key in mention_id_keys(m):
             holders[key].append(("m", m))
     for key in sorted(holders, key=str):
         hs = holders[key]

@@ -17,8 +17,8 @@ from wove_pipeline.database import access as db
 from .assignment import MatchConfig
 from .big_block import TOKEN_POSTING
 from .mentions import Mention
-from .profile_assign import bounded_candidates, crowded
-from .profiles import Profile, Representative, build_profile, identifying_tokens, identity_keys
+from .profile_assign import bounded_candidates, crowded, mention_id_keys
+from .profiles import Profile, Representative, build_profile, identifying_tokens
 
 COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors", "venues", "affiliations",
            "categories", "centroid", "s2_author_ids", "openalex_author_ids", "orcids", "id_counts", "first_year",
@@ -30,8 +30,8 @@ COLUMNS = ("researcher_id", "blocks", "mention_count", "name_forms", "coauthors"
 # only the profiles the day updates (by researcher id). A day's candidates: every profile of a
 # name block holding at most profile_candidates of them; in a crowded block, those sharing the
 # most identifying tokens with a new position (profile_assign.bounded_candidates); anywhere,
-# those sharing an ORCID, or an S2 and an OpenAlex author id pair, with one (identity keys,
-# profiles.identity_keys). Blocks, tokens and identity keys are looked up in wove.profile_keys
+# those sharing an ORCID, or an S2 and an OpenAlex author id pair, with one (identity keys:
+# identity_key). Blocks, tokens and identity keys are looked up in wove.profile_keys
 # (migrations 0022, 0033), a B-tree read in researcher-id order up to a cap, never visiting the
 # wide profile rows: what is read does not grow with the block.
 BLOCK_PROFILES_SQL = """
@@ -66,6 +66,13 @@ SELECT p.researcher_id, p.blocks, p.mention_count, p.name_forms, p.coauthors, p.
        p.last_year, p.representatives
 FROM wove.researcher_profiles p WHERE p.researcher_id = ANY(%s)
 """
+
+
+def identity_key(key: tuple) -> str:
+    """A position's identity key (profile_assign.mention_id_keys) as wove.profile_keys holds a
+    profile's (migration 0033's wove.profile_keys_of: '#r:<orcid>', '#p:<s2>|<openalex>',
+    the pair as the profile's id_counts -> 'pairs' writes it)."""
+    return "#r:" + key[1] if key[0] == "orcid" else f"#p:{key[1]}|{key[2]}"
 
 
 def pack_centroid(c: Counter) -> bytes:
@@ -130,7 +137,8 @@ def load_candidates(conn: psycopg.Connection, mentions: list[Mention], config: M
         postings[t].append(int(rid))
     candidates = bounded_candidates(busy, postings, cfg)
     # every holder of a quiet block or of an identity key, and the crowded blocks' chosen
-    keys = (set(blocks) - {m.block for m in busy}) | {k for m in mentions for k in identity_keys(m)}
+    keys = (set(blocks) - {m.block for m in busy}) | {identity_key(k) for m in mentions
+                                                       for k in mention_id_keys(m)}
     params = {"keys": sorted(keys), "ids": sorted({rid for c in candidates.values() for rid in c})}
     current: dict[int, Profile] = {}
     stale: list[int] = []

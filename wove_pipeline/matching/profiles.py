@@ -88,18 +88,6 @@ def identifying_tokens(m: Mention) -> set[str]:
     return {m.block + "|" + t for t in toks}
 
 
-def id_pair(m: Mention) -> str | None:
-    """A mention's S2 and OpenAlex author ids together (a profile's id_pairs key)."""
-    return f"{m.s2_author_id}|{m.openalex_author_id}" if m.s2_author_id and m.openalex_author_id else None
-
-
-def identity_keys(m: Mention) -> set[str]:
-    """What finds a mention's profiles in any name block (wove.profile_keys, migration 0033:
-    wove.profile_identity_keys makes a profile's): its ORCID, its S2 and OpenAlex id pair."""
-    orcid, pair = normalize_orcid(m.orcid), id_pair(m)
-    return ({"#r:" + orcid} if orcid else set()) | ({"#p:" + pair} if pair else set())
-
-
 def _affiliation_token(a: str) -> str:
     return "a:" + normalize_text(a)[:60]
 
@@ -176,9 +164,8 @@ class Profile:
             self.s2_ids[m.s2_author_id] += 1
         if m.openalex_author_id:
             self.openalex_ids[m.openalex_author_id] += 1
-        pair = id_pair(m)
-        if pair:
-            self.id_pairs[pair] += 1
+        if m.s2_author_id and m.openalex_author_id:
+            self.id_pairs[f"{m.s2_author_id}|{m.openalex_author_id}"] += 1
         orcid = normalize_orcid(m.orcid)
         if orcid:
             self.orcids[orcid] += 1

@@ -29,7 +29,7 @@ import numpy as np
 
 from .assignment import Assignment, Link, MatchConfig
 from .corpus import CorpusCounts, CorpusStats, build_chunk_data
-from .cross_block import apply_cross_block_links, join_by_upstream_ids
+from .cross_block import apply_cross_block_links, id_keys, join_by_upstream_ids
 from .mentions import Mention
 from .overrides import Overrides
 
@@ -112,16 +112,6 @@ def cluster_stream(blocks: Iterable[list[Mention]], overrides: Overrides | None 
                               m.first, m.last, m.suffix))
         del data, run
         yield out
-
-
-def id_keys(orcid: str | None, s2_author_id: str | None, openalex_author_id: str | None) -> list[tuple]:
-    """The keys cross_block.join_by_upstream_ids joins on."""
-    keys: list[tuple] = []
-    if orcid:
-        keys.append(("orcid", orcid))
-    if s2_author_id and openalex_author_id:
-        keys.append(("s2+oa", s2_author_id, openalex_author_id))
-    return keys
 
 
 def joined_labels(rows: Iterable[tuple[tuple, str, int]], override_labels: Iterable[int] = ()) -> set[int]:
