@@ -48,7 +48,10 @@ RID_STRIDE = 10_000_000
 CORPUS_STRIDE = 10_000_000_000
 LOOKBACK_GAP_DAYS = 61
 
-_AX = "('0c' || g.k || '.' || t.{c})"                # an arXiv id (older than the base's: see COPY_AX)
+# a copy's arXiv ids: 0c<k>.<id>, older than the base's (and found by COPY_AX)
+COPY_ID_PREFIX = "('0c' || g.k || '.')"
+COPY_AX = "'^0c[0-9]+[.]'"
+_AX = f"({COPY_ID_PREFIX} || t.{{c}})"                # an arXiv id
 _UP = "(t.{c} || '-c' || g.k)"                      # an upstream id (NULL stays NULL)
 _UPS = "(SELECT coalesce(array_agg(x || '-c' || g.k ORDER BY o), '{}') FROM unnest(t.{c}) WITH ORDINALITY u(x, o))"
 _DAY = "(t.{c} - (%(gap)s + g.k * %(span)s))"       # a date
@@ -56,7 +59,6 @@ _TS = "(t.{c} - make_interval(days => %(gap)s + g.k * %(span)s))"
 _RID = "(t.{c} + g.k * %(stride)s::bigint)"
 
 # per table: the base rows' filter and the columns that change (others are copied as they are)
-COPY_AX = "'^0c[0-9]+[.]'"
 _BASE_AX = f"t.arxiv_id !~ {COPY_AX}"
 _BASE_UP = "t.author_id !~ '-c[0-9]+$'"
 _BASE_RID = "t.researcher_id < %(stride)s"
@@ -85,7 +87,7 @@ def _id_counts() -> str:
 # a profile's identifying tokens ("<block>|<kind>:<value>"): the upstream ids (s:, o:, r:) suffixed
 _TOKENS = ("(SELECT coalesce(array_agg(CASE WHEN x ~ '^[^|]*[|][sor]:' THEN x || '-c' || g.k ELSE x END ORDER BY o),"
            " '{}') FROM unnest(t.match_tokens) WITH ORDINALITY u(x, o))")
-_REPS = ("(SELECT coalesce(jsonb_agg(jsonb_set(e, '{0}', to_jsonb('0c' || g.k || '.' || (e ->> 0))) ORDER BY o),"
+_REPS = (f"(SELECT coalesce(jsonb_agg(jsonb_set(e, '{{0}}', to_jsonb({COPY_ID_PREFIX} || (e ->> 0))) ORDER BY o),"
          " '[]'::jsonb) FROM jsonb_array_elements(t.representatives) WITH ORDINALITY x(e, o))")
 
 TABLES: dict[str, tuple[str, dict[str, str]]] = {

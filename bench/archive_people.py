@@ -56,7 +56,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import psycopg
 
-from bench.archive_copy import _UPS
+from bench.archive_copy import _UPS, COPY_ID_PREFIX
 
 RUN = 8  # words permuted among each other: a run of about equally frequent ones
 SCHEMA = "bench_copy"
@@ -337,7 +337,7 @@ RENAMED: dict[str, dict[str, str]] = {
                         " FROM jsonb_each(t.affiliations))",
         "match_tokens": f"(SELECT coalesce(array_agg({_TOKEN} ORDER BY o), '{{}}') FROM unnest(t.match_tokens)"
                         " WITH ORDINALITY u(x, o), LATERAL (SELECT substr(x, length(split_part(x, '|', 1)) + 2) AS r) rr)",
-        "representatives": ("(SELECT coalesce(jsonb_agg(jsonb_build_array('0c' || g.k || '.' || (e ->> 0), e -> 1, "
+        "representatives": (f"(SELECT coalesce(jsonb_agg(jsonb_build_array({COPY_ID_PREFIX} || (e ->> 0), e -> 1, "
                             + _mapped("b", "e ->> 2") + ", e -> 3) ORDER BY o),"
                             " '[]'::jsonb) FROM jsonb_array_elements(t.representatives) WITH ORDINALITY x(e, o))"),
         "centroid": _salted("researcher_profiles", "t.researcher_id", "t.centroid"),
