@@ -35,7 +35,10 @@ before each day (root), so that days compare from the same cold start. ``--after
 the archive one day short and runs that day (daily run and publish, untimed) just before THE
 day, as a server that runs every day has: what a day reads that the day before read too (the
 crowded name blocks' keys, the indexes' upper levels) is then in the caches, the rest is not
-(N in its lines is the archive as grown, before the day before's papers). Lines
+(N in its lines is the archive as grown, before the day before's papers). ``--days-before K``
+grows K days short and runs those K days before THE day: the caches of a server that has run
+every day (each day reads ~5 GiB of a 1,000,000-paper archive, so a few days fill the page
+cache), where ``--after-a-day`` is one restarted the day before. Lines
 ``day after N papers: S s (R x the 10k day)`` go to RESULTS.md with a per-stage table.
 """
 
@@ -83,6 +86,9 @@ OWN_WORDS = " at workplaces of their own, in words of their own"
 OWN_WORDS_BEFORE = " working elsewhere, in words of their own"
 # the day run right after the day before it (--after-a-day), not first on a grown archive
 AFTER_A_DAY = ", after the day before"
+# ... right after the K days before it (--days-before K, K > 1): the caches of a server that
+# has run every day, not of one restarted the day before
+AFTER_DAYS = ", after {} days before"
 # THE day applies a forced split the links break (--override): a curator's correction
 WITH_OVERRIDE = ", an override to apply"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
@@ -97,9 +103,14 @@ FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-p
             "candidates read whole": "whole"}
 
 
-def _code(people: str, after_a_day: bool = False, override: bool = False) -> str:
-    return (CODE + (OTHER_PEOPLE + OWN_WORDS if people == "other" else "") + (AFTER_A_DAY if after_a_day else "")
-            + (WITH_OVERRIDE if override else ""))
+def _code(people: str, days_before: int = 0, override: bool = False) -> str:
+    after = AFTER_A_DAY if days_before == 1 else AFTER_DAYS.format(days_before) if days_before else ""
+    return CODE + (OTHER_PEOPLE + OWN_WORDS if people == "other" else "") + after + (WITH_OVERRIDE if override else "")
+
+
+def _days_before(fig: dict) -> int:
+    """The days run (untimed) right before THE day (figures before --days-before: after_a_day)."""
+    return fig.get("days_before", 1 if fig.get("after_a_day") else 0)
 
 
 def break_an_override(conn) -> str:
@@ -373,25 +384,26 @@ def drop_page_cache() -> None:
 
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
              rss_limit_gib: float = 8.5, people: str = "twins", keep: bool = False, day_on: Path | None = None,
-             cold: bool = False, after_a_day: bool = False, override: bool = False) -> dict:
+             cold: bool = False, days_before: int = 0, override: bool = False) -> dict:
     import psycopg
 
     from bench.bench_backfill import _commit, _openalex_budget
     from wove_pipeline.sandbox.generator import generate_world
 
-    code = _code(people, after_a_day, override)
+    code = _code(people, days_before, override)
     path = _figures_path(target, code)
     log = lambda s: print(f"[{target}]{s}", flush=True)  # noqa: E731
     if day_on:  # the archive a --keep run grew: its figures so far, the day now, by today's code
         kept_path, fig = _kept(day_on)
-        if fig["target"] != target or fig["people"] != people or fig.get("after_a_day", False) != after_a_day:
+        if fig["target"] != target or fig["people"] != people or _days_before(fig) != days_before:
             raise SystemExit(f"{kept_path}: grown for {fig['target']} papers, people {fig['people']}, "
-                             f"after a day {fig.get('after_a_day', False)}")
+                             f"{_days_before(fig)} days before")
         kept_path.unlink()
         fig.update(code=code, commit=_commit())
     else:
         fig = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days,
-               "seed": seed, "shape": shape, "commit": _commit(), "status": "generating", "after_a_day": after_a_day,
+               "seed": seed, "shape": shape, "commit": _commit(), "status": "generating",
+               "after_a_day": days_before > 0, "days_before": days_before,
                "started": dt.datetime.now(dt.timezone.utc).isoformat()}
     OUT.mkdir(parents=True, exist_ok=True)
     world = generate_world(seed=seed, papers_per_day=per_day, days=base_days + 1, start_day=START, shape=shape)
@@ -405,9 +417,10 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                   sandbox_setup=setup, keep=keep, home=day_on) as be:
         del world, records
         gc.collect()
-        before = day - dt.timedelta(days=1)  # the day before THE day: grown into the archive or run first
+        # the days before THE day: grown into the archive, or run first (--days-before)
+        first_before = day - dt.timedelta(days=days_before)
         if not day_on:
-            _grow_archive(be, fig, target, people, seed, run_config, before if after_a_day else day, log)
+            _grow_archive(be, fig, target, people, seed, run_config, first_before, log)
         elif "profile_keys" not in fig.get("grow_s", {}):
             # grown before its copies' profile keys were rebuilt (13a37f2): rebuilt now, then
             # vacuumed and analyzed as the rest (untimed)
@@ -431,11 +444,14 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         if cold:
             drop_page_cache()
             fig["cold"] = True
-        if after_a_day:
+        for k in range(days_before):
+            before = first_before + dt.timedelta(days=k)
             fig["phase"] = "the day before"
             ran = [run_job("real", "bench_daily", be.instance, before, None, run_config),
                    run_job("real", "bench_publish", be.instance)]
-            fig["day_before"] = {"date": before.isoformat(), "daily_wall": ran[0].wall, "publish_wall": ran[1].wall}
+            fig.setdefault("days_before_run", []).append(
+                {"date": before.isoformat(), "daily_wall": ran[0].wall, "publish_wall": ran[1].wall})
+            fig["day_before"] = fig["days_before_run"][-1]
             log(f" the day before ({before}) in {ran[0].wall + ran[1].wall:.0f} s, untimed")
         if override:
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
@@ -625,8 +641,10 @@ def report(write: bool = True) -> str:
         f"The day: {day['date']} of the sandbox world (seed {base['seed']}, {base['per_day']} papers a day, shape "
         f"{base['shape']}), {day['records']:,} OAI records with {day['positions']:,} author positions, "
         + ("the same records on every archive" if same else "**not the same records on every archive**")
-        + f". Base archive: the world's first {base['base_days'] - (1 if base.get('after_a_day') else 0)} days "
-        + ("(THE day's eve run just before it, untimed: --after-a-day) " if base.get("after_a_day") else "")
+        + f". Base archive: the world's first {base['base_days'] - _days_before(base)} days "
+        + ("(THE day's eve run just before it, untimed: --after-a-day) " if _days_before(base) == 1 else
+           f"(the {_days_before(base)} days before THE day run just before it, untimed: --days-before) "
+           if _days_before(base) else "")
         + f"({base['base']['papers']:,} papers, "
         f"{base['base']['positions']:,} positions) through the daily assets and one publish; grown by shifted copies "
         f"(bench/archive_copy.py: new ids, dates moved back past the enrichment look-back; names kept, every name "
@@ -678,18 +696,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cold", action="store_true", help="drop the kernel's page cache before each day (root)")
     ap.add_argument("--after-a-day", action="store_true",
                     help="grow one day short and run that day (untimed) right before THE day")
+    ap.add_argument("--days-before", type=int, default=0,
+                    help="grow K days short and run those days (untimed) right before THE day (1: --after-a-day)")
     ap.add_argument("--override", action="store_true",
                     help="THE day also applies a forced split that the links break (a curator's correction)")
     args = ap.parse_args(argv)
     if args.day_on and len(args.papers or []) != 1:
         ap.error("--day-on takes the one --papers the archive was grown for")
+    if args.after_a_day and args.days_before not in (0, 1):
+        ap.error("--after-a-day is --days-before 1")
+    days_before = args.days_before or int(args.after_a_day)
     if not args.report:
         for n in args.papers or [10_000]:
             try:
                 run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib,
-                         args.people, args.keep, args.day_on, args.cold, args.after_a_day, args.override)
+                         args.people, args.keep, args.day_on, args.cold, days_before, args.override)
             except KeyboardInterrupt:
-                stopped = _figures_path(n, _code(args.people, args.after_a_day, args.override))
+                stopped = _figures_path(n, _code(args.people, days_before, args.override))
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
                     raise
                 print(f"[{n}] stopped; next size", flush=True)  # the memory guard: its figures are written
