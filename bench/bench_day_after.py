@@ -400,6 +400,8 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                              f"{_days_before(fig)} days before")
         kept_path.unlink()
         fig.update(code=code, commit=_commit())
+        # the world it was grown from, whatever this command's defaults
+        per_day, seed, shape, base_days = fig["per_day"], fig["seed"], fig["shape"], fig["base_days"]
     else:
         fig = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days,
                "seed": seed, "shape": shape, "commit": _commit(), "status": "generating",
