@@ -405,7 +405,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
     else:
         fig = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days,
                "seed": seed, "shape": shape, "commit": _commit(), "status": "generating",
-               "after_a_day": days_before > 0, "days_before": days_before,
+               "days_before": days_before,
                "started": dt.datetime.now(dt.timezone.utc).isoformat()}
     OUT.mkdir(parents=True, exist_ok=True)
     world = generate_world(seed=seed, papers_per_day=per_day, days=base_days + 1, start_day=START, shape=shape)
@@ -453,7 +453,6 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                    run_job("real", "bench_publish", be.instance)]
             fig.setdefault("days_before_run", []).append(
                 {"date": before.isoformat(), "daily_wall": ran[0].wall, "publish_wall": ran[1].wall})
-            fig["day_before"] = fig["days_before_run"][-1]
             log(f" the day before ({before}) in {ran[0].wall + ran[1].wall:.0f} s, untimed")
         if override:
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
