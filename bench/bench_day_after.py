@@ -104,8 +104,13 @@ FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-p
 
 
 def _code(people: str, days_before: int = 0, override: bool = False) -> str:
-    after = AFTER_A_DAY if days_before == 1 else AFTER_DAYS.format(days_before) if days_before else ""
-    return CODE + (OTHER_PEOPLE + OWN_WORDS if people == "other" else "") + after + (WITH_OVERRIDE if override else "")
+    return (CODE + (OTHER_PEOPLE + OWN_WORDS if people == "other" else "") + _days_before_text(days_before, AFTER_A_DAY,
+            AFTER_DAYS.format(days_before)) + (WITH_OVERRIDE if override else ""))
+
+
+def _days_before_text(days_before: int, one: str, several: str) -> str:
+    """``one`` after a single day before THE day (--after-a-day), ``several`` after more."""
+    return "" if not days_before else one if days_before == 1 else several
 
 
 def _days_before(fig: dict) -> int:
@@ -643,9 +648,8 @@ def report(write: bool = True) -> str:
         f"{base['shape']}), {day['records']:,} OAI records with {day['positions']:,} author positions, "
         + ("the same records on every archive" if same else "**not the same records on every archive**")
         + f". Base archive: the world's first {base['base_days'] - _days_before(base)} days "
-        + ("(THE day's eve run just before it, untimed: --after-a-day) " if _days_before(base) == 1 else
-           f"(the {_days_before(base)} days before THE day run just before it, untimed: --days-before) "
-           if _days_before(base) else "")
+        + _days_before_text(_days_before(base), "(THE day's eve run just before it, untimed: --after-a-day) ",
+                            f"(the {_days_before(base)} days before THE day run just before it, untimed: --days-before) ")
         + f"({base['base']['papers']:,} papers, "
         f"{base['base']['positions']:,} positions) through the daily assets and one publish; grown by shifted copies "
         f"(bench/archive_copy.py: new ids, dates moved back past the enrichment look-back; names kept, every name "
