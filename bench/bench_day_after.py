@@ -377,6 +377,29 @@ def _writes_cells(w: dict | None) -> list[str]:
     return [f"{w['wal_mib']:,.0f} ({w['wal_fpi']:,})", f"{sum(t['hot'] for t in w['tables'].values()):,} / {upd:,}"]
 
 
+# A whole disk's line in /proc/diskstats (not its partitions): vda, sda, nvme0n1.
+_DISK = re.compile(r"(?:[svx]d[a-z]+|nvme\d+n\d+)")
+
+
+def disk_io() -> tuple[int, ...]:
+    """The machine's disks' reads, sectors read, ms reading, writes and sectors written so far
+    (/proc/diskstats): what a day read from the disk itself, not from the page cache."""
+    totals = [0] * 5
+    with open("/proc/diskstats") as f:
+        for line in f:
+            fields = line.split()
+            if _DISK.fullmatch(fields[2]):
+                for i, k in enumerate((3, 5, 6, 7, 9)):
+                    totals[i] += int(fields[k])
+    return tuple(totals)
+
+
+def disk_io_between(before: tuple[int, ...], after: tuple[int, ...]) -> dict:
+    reads, read_sectors, read_ms, writes, write_sectors = (a - b for a, b in zip(after, before))
+    return {"reads": reads, "read_mib": round(read_sectors / 2048, 1), "read_ms": read_ms,
+            "writes": writes, "write_mib": round(write_sectors / 2048, 1)}
+
+
 def drop_page_cache() -> None:
     """Empty the kernel's page cache (root only), so that a day reads its archive from disk as
     the first day after a restart does, whatever ran before it (--cold)."""
@@ -466,6 +489,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         load = load_average()
         with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
             writes = _writes(conn)
+        disk = disk_io()
         guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
         fig["phase"] = "daily run"
         daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
@@ -485,6 +509,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                            "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
                            "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
         guard.__exit__()
+        fig["day"]["disk"] = disk_io_between(disk, disk_io())
         fig["rss_peak_mib"] = _rss_mib()
         with psycopg.connect(be.env.urls.serving) as conn:
             # (before the bench's own checks of the day, which scan)
