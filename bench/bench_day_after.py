@@ -394,6 +394,16 @@ def disk_io() -> tuple[int, ...]:
     return tuple(totals)
 
 
+def read_ahead_kb() -> dict[str, int]:
+    """Each disk's read-ahead (KiB): a day's random reads of pages that follow each other in a
+    file make the kernel read that much more, which a disk on its IOPS limit pays for."""
+    out = {}
+    for queue in sorted(Path("/sys/block").glob("*/queue/read_ahead_kb")):
+        if _DISK.fullmatch(queue.parent.parent.name):
+            out[queue.parent.parent.name] = int(queue.read_text())
+    return out
+
+
 def disk_io_between(before: tuple[int, ...], after: tuple[int, ...]) -> dict:
     reads, read_sectors, read_ms, writes, write_sectors = (a - b for a, b in zip(after, before))
     return {"reads": reads, "read_mib": round(read_sectors / 2048, 1), "read_ms": read_ms,
@@ -510,6 +520,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                            "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
         guard.__exit__()
         fig["day"]["disk"] = disk_io_between(disk, disk_io())
+        fig["day"]["read_ahead_kb"] = read_ahead_kb()
         fig["rss_peak_mib"] = _rss_mib()
         with psycopg.connect(be.env.urls.serving) as conn:
             # (before the bench's own checks of the day, which scan)
