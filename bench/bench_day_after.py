@@ -45,6 +45,7 @@ cache), where ``--after-a-day`` is one restarted the day before. Lines
 from __future__ import annotations
 
 import argparse
+import atexit
 import datetime as dt
 import gc
 import hashlib
@@ -91,6 +92,9 @@ AFTER_A_DAY = ", after the day before"
 AFTER_DAYS = ", after {} days before"
 # THE day applies a forced split the links break (--override): a curator's correction
 WITH_OVERRIDE = ", an override to apply"
+# THE day at another read-ahead than the days before it (--read-ahead-kb): what the disk's own
+# setting costs a day whose archive does not fit in the page cache
+READ_AHEAD = ", THE day at read-ahead {} KiB"
 EARLIER_CODE = "candidates read whole"  # figures written before the code was recorded
 _EIGHT = "8 candidates a position, looked up by key, scored by position"
 FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-people",
@@ -103,9 +107,10 @@ FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-p
             "candidates read whole": "whole"}
 
 
-def _code(people: str, days_before: int = 0, override: bool = False) -> str:
+def _code(people: str, days_before: int = 0, override: bool = False, read_ahead: int | None = None) -> str:
     return (CODE + (OTHER_PEOPLE + OWN_WORDS if people == "other" else "") + _days_before_text(days_before, AFTER_A_DAY,
-            AFTER_DAYS.format(days_before)) + (WITH_OVERRIDE if override else ""))
+            AFTER_DAYS.format(days_before)) + (WITH_OVERRIDE if override else "")
+            + (READ_AHEAD.format(read_ahead) if read_ahead is not None else ""))
 
 
 def _days_before_text(days_before: int, one: str, several: str) -> str:
@@ -404,6 +409,15 @@ def read_ahead_kb() -> dict[str, int]:
     return out
 
 
+def set_read_ahead(kb: dict[str, int]) -> None:
+    """Set these disks' read-ahead (root)."""
+    for disk, value in kb.items():
+        try:
+            Path(f"/sys/block/{disk}/queue/read_ahead_kb").write_text(f"{value}\n")
+        except OSError as e:
+            raise SystemExit(f"--read-ahead-kb needs to write /sys/block/{disk}/queue/read_ahead_kb (root): {e}") from e
+
+
 def disk_io_between(before: tuple[int, ...], after: tuple[int, ...]) -> dict:
     reads, read_sectors, read_ms, writes, write_sectors = (a - b for a, b in zip(after, before))
     return {"reads": reads, "read_mib": round(read_sectors / 2048, 1), "read_ms": read_ms,
@@ -422,13 +436,13 @@ def drop_page_cache() -> None:
 
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
              rss_limit_gib: float = 8.5, people: str = "twins", keep: bool = False, day_on: Path | None = None,
-             cold: bool = False, days_before: int = 0, override: bool = False) -> dict:
+             cold: bool = False, days_before: int = 0, override: bool = False, read_ahead: int | None = None) -> dict:
     import psycopg
 
     from bench.bench_backfill import _commit, _openalex_budget
     from wove_pipeline.sandbox.generator import generate_world
 
-    code = _code(people, days_before, override)
+    code = _code(people, days_before, override, read_ahead)
     path = _figures_path(target, code)
     log = lambda s: print(f"[{target}]{s}", flush=True)  # noqa: E731
     if day_on:  # the archive a --keep run grew: its figures so far, the day now, by today's code
@@ -496,6 +510,13 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
                 fig["override"] = break_an_override(conn)
             log(f" a forced split the links break: {fig['override']}")
+        if read_ahead is not None:
+            # THE day at this read-ahead, the days before at the machine's own (restored after,
+            # and at exit if the day fails)
+            machine_read_ahead = read_ahead_kb()
+            fig["read_ahead_kb_before"] = machine_read_ahead
+            atexit.register(set_read_ahead, machine_read_ahead)
+            set_read_ahead({disk: read_ahead for disk in machine_read_ahead})
         load = load_average()
         with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
             writes = _writes(conn)
@@ -521,6 +542,8 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         guard.__exit__()
         fig["day"]["disk"] = disk_io_between(disk, disk_io())
         fig["day"]["read_ahead_kb"] = read_ahead_kb()
+        if read_ahead is not None:
+            set_read_ahead(machine_read_ahead)
         fig["rss_peak_mib"] = _rss_mib()
         with psycopg.connect(be.env.urls.serving) as conn:
             # (before the bench's own checks of the day, which scan)
@@ -739,6 +762,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="grow one day short and run that day (untimed) right before THE day")
     ap.add_argument("--days-before", type=int, default=0,
                     help="grow K days short and run those days (untimed) right before THE day (1: --after-a-day)")
+    ap.add_argument("--read-ahead-kb", type=int,
+                    help="THE day with each disk's read-ahead at this many KiB (root), the days before it at the"
+                         " machine's own; restored after")
     ap.add_argument("--override", action="store_true",
                     help="THE day also applies a forced split that the links break (a curator's correction)")
     args = ap.parse_args(argv)
@@ -751,9 +777,10 @@ def main(argv: list[str] | None = None) -> None:
         for n in args.papers or [10_000]:
             try:
                 run_size(n, args.per_day, args.seed, args.shape, args.base_days, args.sample, args.rss_limit_gib,
-                         args.people, args.keep, args.day_on, args.cold, days_before, args.override)
+                         args.people, args.keep, args.day_on, args.cold, days_before, args.override,
+                         args.read_ahead_kb)
             except KeyboardInterrupt:
-                stopped = _figures_path(n, _code(args.people, days_before, args.override))
+                stopped = _figures_path(n, _code(args.people, days_before, args.override, args.read_ahead_kb))
                 if not (stopped.exists() and json.loads(stopped.read_text()).get("status") == "stopped"):
                     raise
                 print(f"[{n}] stopped; next size", flush=True)  # the memory guard: its figures are written
