@@ -38,7 +38,10 @@ crowded name blocks' keys, the indexes' upper levels) is then in the caches, the
 (N in its lines is the archive as grown, before the day before's papers). ``--days-before K``
 grows K days short and runs those K days before THE day: the caches of a server that has run
 every day (each day reads ~5 GiB of a 1,000,000-paper archive, so a few days fill the page
-cache), where ``--after-a-day`` is one restarted the day before. Lines
+cache), where ``--after-a-day`` is one restarted the day before. ``--read-ahead-kb KB`` runs
+THE day with the disks' read-ahead at KB (root), the days before at the machine's own. A day's
+figures hold what it read from the disk itself (/proc/diskstats) beside the pages PostgreSQL
+read into its buffers (page-cache hits among them). Lines
 ``day after N papers: S s (R x the 10k day)`` go to RESULTS.md with a per-stage table.
 """
 
@@ -400,8 +403,8 @@ def disk_io() -> tuple[int, ...]:
 
 
 def read_ahead_kb() -> dict[str, int]:
-    """Each disk's read-ahead (KiB): a day's random reads of pages that follow each other in a
-    file make the kernel read that much more, which a disk on its IOPS limit pays for."""
+    """Each disk's read-ahead (KiB): how much more the kernel reads where a day's reads
+    follow each other in a file."""
     out = {}
     for queue in sorted(Path("/sys/block").glob("*/queue/read_ahead_kb")):
         if _DISK.fullmatch(queue.parent.parent.name):
@@ -419,6 +422,7 @@ def set_read_ahead(kb: dict[str, int]) -> None:
 
 
 def disk_io_between(before: tuple[int, ...], after: tuple[int, ...]) -> dict:
+    """What the disks did between two disk_io() readings."""
     reads, read_sectors, read_ms, writes, write_sectors = (a - b for a, b in zip(after, before))
     return {"reads": reads, "read_mib": round(read_sectors / 2048, 1), "read_ms": read_ms,
             "writes": writes, "write_mib": round(write_sectors / 2048, 1)}
