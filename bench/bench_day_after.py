@@ -385,8 +385,8 @@ def _writes_cells(w: dict | None) -> list[str]:
     return [f"{w['wal_mib']:,.0f} ({w['wal_fpi']:,})", f"{sum(t['hot'] for t in w['tables'].values()):,} / {upd:,}"]
 
 
-# A whole disk's line in /proc/diskstats (not its partitions): vda, sda, nvme0n1.
-_DISK = re.compile(r"(?:[svx]d[a-z]+|nvme\d+n\d+)")
+# A whole disk's line in /proc/diskstats (not its partitions): vda, sda, xvda, nvme0n1.
+_DISK = re.compile(r"(?:(?:xv|[hsv])d[a-z]+|nvme\d+n\d+)")
 
 
 def disk_io() -> tuple[int, ...]:
@@ -548,6 +548,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         fig["day"]["read_ahead_kb"] = read_ahead_kb()
         if read_ahead is not None:
             set_read_ahead(machine_read_ahead)
+            atexit.unregister(set_read_ahead)
         fig["rss_peak_mib"] = _rss_mib()
         with psycopg.connect(be.env.urls.serving) as conn:
             # (before the bench's own checks of the day, which scan)
