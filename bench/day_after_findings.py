@@ -1033,7 +1033,7 @@ than the page cache could spend the disk and evict what the days before left the
 now counts what a day read from the disk itself (/proc/diskstats: reads, MiB, ms), beside the
 pages PostgreSQL read into its buffers (page-cache hits among them), records each disk's
 read-ahead, and `--read-ahead-kb KB` runs THE day at another read-ahead than the days before it
-(root; restored after). Archives grown by 02d373b (1,000,000 papers: 116 copies in 51 min, 49.4
+(root; restored after). Archives grown by this session's bench (ddd7423 to 02d373b, one pipeline code; 1,000,000 papers: 116 copies in 51 min, 49.4
 GiB; 100,000 in 5 min; 300,000: 34 copies in 10 min, 14.8 GiB), the same world and day as above (THE day
 2025-01-15, 1,132 records, 14,674 positions), `--people other --days-before 3 --cold
 --read-ahead-kb 128`: the three days before at the machine's 8 MiB, THE day at 128 KiB (the
