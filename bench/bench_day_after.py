@@ -48,7 +48,7 @@ read into its buffers (page-cache hits among them). Lines
 from __future__ import annotations
 
 import argparse
-import atexit
+import contextlib
 import datetime as dt
 import gc
 import hashlib
@@ -421,6 +421,23 @@ def set_read_ahead(kb: dict[str, int]) -> None:
             raise SystemExit(f"--read-ahead-kb needs to write /sys/block/{disk}/queue/read_ahead_kb (root): {e}") from e
 
 
+@contextlib.contextmanager
+def disks_read_ahead(kb: int | None, fig: dict):
+    """Inside the block, each disk's read-ahead at ``kb`` KiB (root); after it, however it ends
+    (the memory guard's stop included), the machine's own again, kept in
+    fig["read_ahead_kb_before"]. ``kb`` None: the disks left as they are."""
+    if kb is None:
+        yield
+        return
+    own = read_ahead_kb()
+    fig["read_ahead_kb_before"] = own
+    set_read_ahead({disk: kb for disk in own})
+    try:
+        yield
+    finally:
+        set_read_ahead(own)
+
+
 def disk_io_between(before: tuple[int, ...], after: tuple[int, ...]) -> dict:
     """What the disks did between two disk_io() readings."""
     reads, read_sectors, read_ms, writes, write_sectors = (a - b for a, b in zip(after, before))
@@ -514,41 +531,33 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
                 fig["override"] = break_an_override(conn)
             log(f" a forced split the links break: {fig['override']}")
-        if read_ahead is not None:
-            # THE day at this read-ahead, the days before at the machine's own (restored after,
-            # and at exit if the day fails)
-            machine_read_ahead = read_ahead_kb()
-            fig["read_ahead_kb_before"] = machine_read_ahead
-            atexit.register(set_read_ahead, machine_read_ahead)
-            set_read_ahead({disk: read_ahead for disk in machine_read_ahead})
-        load = load_average()
-        with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-            writes = _writes(conn)
-        disk = disk_io()
-        guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
-        fig["phase"] = "daily run"
-        daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
-        fig["phase"] = "publish"
-        fig["day"].update({"daily_wall": daily.wall, "daily_steps": daily.steps, "load_before": load})
-        fig["status"] = "daily done, publish running"
-        path.write_text(json.dumps(fig, indent=1, default=str))
-        if sample:
-            with _Sampler() as sampler:
+        # THE day at --read-ahead-kb, the days before at the machine's own
+        with disks_read_ahead(read_ahead, fig):
+            load = load_average()
+            with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
+                writes = _writes(conn)
+            disk = disk_io()
+            guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
+            fig["phase"] = "daily run"
+            daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
+            fig["phase"] = "publish"
+            fig["day"].update({"daily_wall": daily.wall, "daily_steps": daily.steps, "load_before": load})
+            fig["status"] = "daily done, publish running"
+            path.write_text(json.dumps(fig, indent=1, default=str))
+            if sample:
+                with _Sampler() as sampler:
+                    publish = run_job("real", "bench_publish", be.instance)
+                fig["publish_profile"] = sampler.summary()
+            else:
                 publish = run_job("real", "bench_publish", be.instance)
-            fig["publish_profile"] = sampler.summary()
-        else:
-            publish = run_job("real", "bench_publish", be.instance)
-        md = {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str, dict))} for k, v in publish.metadata.items()}
-        fig["day"].update({"daily_wall": daily.wall, "publish_wall": publish.wall, "steps": {**daily.steps, **publish.steps},
-                           "rows": {**daily.rows, **publish.rows}, "researchers": md.get("researchers", {}),
-                           "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
-                           "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
-        guard.__exit__()
-        fig["day"]["disk"] = disk_io_between(disk, disk_io())
-        fig["day"]["read_ahead_kb"] = read_ahead_kb()
-        if read_ahead is not None:
-            set_read_ahead(machine_read_ahead)
-            atexit.unregister(set_read_ahead)
+            md = {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str, dict))} for k, v in publish.metadata.items()}
+            fig["day"].update({"daily_wall": daily.wall, "publish_wall": publish.wall, "steps": {**daily.steps, **publish.steps},
+                               "rows": {**daily.rows, **publish.rows}, "researchers": md.get("researchers", {}),
+                               "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
+                               "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
+            guard.__exit__()
+            fig["day"]["disk"] = disk_io_between(disk, disk_io())
+            fig["day"]["read_ahead_kb"] = read_ahead_kb()
         fig["rss_peak_mib"] = _rss_mib()
         with psycopg.connect(be.env.urls.serving) as conn:
             # (before the bench's own checks of the day, which scan)
