@@ -461,6 +461,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
     import psycopg
 
     from bench.bench_backfill import _commit, _openalex_budget
+    from bench.results import machine
     from wove_pipeline.sandbox.generator import generate_world
 
     code = _code(people, days_before, override, read_ahead)
@@ -472,12 +473,12 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             raise SystemExit(f"{kept_path}: grown for {fig['target']} papers, people {fig['people']}, "
                              f"{_days_before(fig)} days before")
         kept_path.unlink()
-        fig.update(code=code, commit=_commit())
+        fig.update(code=code, commit=_commit(), machine=machine())  # the day's, not the grow's
         # the world it was grown from, whatever this command's defaults
         per_day, seed, shape, base_days = fig["per_day"], fig["seed"], fig["shape"], fig["base_days"]
     else:
         fig = {"code": code, "people": people, "target": target, "per_day": per_day, "base_days": base_days,
-               "seed": seed, "shape": shape, "commit": _commit(), "status": "generating",
+               "seed": seed, "shape": shape, "commit": _commit(), "machine": machine(), "status": "generating",
                "days_before": days_before,
                "started": dt.datetime.now(dt.timezone.utc).isoformat()}
     OUT.mkdir(parents=True, exist_ok=True)
