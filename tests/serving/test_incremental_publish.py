@@ -215,29 +215,6 @@ def test_a_renamed_researcher_rewrites_their_papers_and_a_changed_one_does_not(d
         assert _rows(conn, tables.SCHEMA) == _full_build_rows(conn)
 
 
-def test_a_publish_vacuums_the_tables_it_wrote_and_only_those(database_url, small_world):
-    """A publish vacuums the serving tables it wrote (while in memory, not left to autovacuum):
-    a full one every table it built, an incremental one the tables it wrote rows into and no
-    other."""
-    first = _small_world_published(database_url, small_world)
-    assert first.mode == "full"
-
-    def vacuums(conn) -> dict[str, int]:
-        conn.execute("SELECT pg_stat_force_next_flush()")
-        return dict(conn.execute("SELECT relname, vacuum_count FROM pg_stat_user_tables WHERE schemaname = 'serving'"))
-
-    with db.connect(database_url, autocommit=True) as conn:
-        assert {t: n for t, n in vacuums(conn).items() if t in PKS} == {t: 1 for t in PKS}
-        conn.execute("UPDATE wove.researchers SET display_name = 'Renamed Person' WHERE researcher_id ="
-                     " (SELECT min(researcher_id) FROM wove.researchers)")
-        before = vacuums(conn)
-        result = publish(database_url)
-        after = vacuums(conn)
-    written = {t for t, w in result.rows_written.items() if w["deleted"] or w["inserted"]}
-    assert result.mode == "incremental" and {"papers", "researchers"} <= written < set(PKS)
-    assert {t for t in PKS if after[t] > before[t]} == written
-
-
 def test_a_moved_link_patches_its_paper_and_rewrites_only_the_pairs_it_moved(database_url, small_world):
     """A link moved from one researcher to another (a merge moves many so) changes one
     element of its paper's author list and the two researchers' rows of that paper: the

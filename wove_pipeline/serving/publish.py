@@ -94,8 +94,7 @@ def publish(conn: psycopg.Connection, *, site_url: str = "", export_dir: str | o
     """Publish the serving schema from the core tables; optionally export Parquet.
 
     ``conn`` is in autocommit mode: the publish opens its own transaction on it (and, after
-    it, vacuums the change log and the tables it wrote, and drops old schemas, which no
-    transaction may hold).
+    it, vacuums the change log and drops old schemas, which no transaction may hold).
 
     Incremental when possible: the serving rows the logged changes reach are rewritten in
     place, in one transaction (readers see the old or the new publication, never a mix).
@@ -114,29 +113,11 @@ def publish(conn: psycopg.Connection, *, site_url: str = "", export_dir: str | o
     # the log is a queue, emptied by every publish: reclaim its dead rows now, or the
     # next publish reads every page a big day (or a backfill) left behind
     conn.execute("VACUUM wove.serving_changes")
-    vacuum_written(conn, result)
     if drop_old:
         drop_old_schemas(conn)
     if export_dir is not None:
         result = dataclasses.replace(result, export=export_parquet(conn, export_dir))
     return result
-
-
-def vacuum_written(conn: psycopg.Connection, result: PublishResult) -> list[str]:
-    """VACUUM the serving tables this publish wrote rows into (after its commit), while the
-    pages it wrote are still in memory; returns their names.
-
-    A publish leaves each page it wrote without its visibility-map bit, and autovacuum comes
-    for those pages later, when enough have gathered: on a big archive (issue 22) after the
-    next days have pushed them out of memory, so it reads them back from the disk beside a
-    day's own reads (in the day after 300,000 papers it read 1.9 GB from serving's tables
-    alone). Vacuumed now, they are read from memory once, and the site's look-ups by key
-    can answer from the index alone (an index-only scan needs the bit). Never truncated:
-    truncation locks out readers."""
-    written = [name for name, w in result.rows_written.items() if w["deleted"] or w["inserted"]]
-    for name in written:
-        conn.execute(sql.SQL("VACUUM (TRUNCATE false, SKIP_LOCKED) {}").format(_ident(SCHEMA, name)))
-    return written
 
 
 def _publish_snapshot(conn: psycopg.Connection, site_url: str, full: bool, full_above: float,
