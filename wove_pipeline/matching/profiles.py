@@ -222,12 +222,25 @@ class Profile:
         return True
 
     # ---- what researchers' rows read
-    def display_name(self, profile_names: dict[str, str] | None = None) -> str:
-        """researchers._display_name over the members, from the counts: the most frequent
-        printed name, then the upstream profiles' votes, the fullest form, alphabetically."""
+    def printed_names(self) -> Counter:
+        """Each printed name of the members, with how many print it."""
         names: Counter = Counter()
         for f, c in self.name_forms.items():
             names[printed_name(f)] += c
+        return names
+
+    def display_name_needs_votes(self) -> bool:
+        """Whether ``display_name`` reads the upstream profiles' names: only to break a tie
+        between the most frequent printed names (a day's run then reads the names of those
+        profiles' upstream ids alone: a read by key for every id of every touched researcher
+        grew with the archive)."""
+        top = sorted(self.printed_names().values(), reverse=True)[:2]
+        return len(top) == 2 and top[0] == top[1]
+
+    def display_name(self, profile_names: dict[str, str] | None = None) -> str:
+        """researchers._display_name over the members, from the counts: the most frequent
+        printed name, then the upstream profiles' votes, the fullest form, alphabetically."""
+        names = self.printed_names()
         profiles = profile_names or {}
         votes: Counter = Counter()
         for ids in (self.s2_ids, self.openalex_ids):
