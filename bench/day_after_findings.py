@@ -1066,4 +1066,49 @@ day (mincore): with autovacuum on, THE day touched 3.2 GiB of the 5.1 GiB archiv
 days before touched. In a 2 GiB memory cgroup (0.6 GiB of page cache) the 100,000 day took 45.3
 s against 40.3 s without one, its reads from the disk 44 s summed over the readers at 8 MiB of
 read-ahead and 19 s at 128 KiB (its wall time then 54.3 s, another job sharing the cores).
+
+**Autovacuum beside the day, and the publish vacuuming what it wrote: tried, not kept
+(2026-12-07, 08:42-09:39 UTC; Intel Xeon, 2 cores).** A copy of an archive of 297,885 papers
+(grown by e16f084) ran its three days before and THE day with every autovacuum logged
+(`log_autovacuum_min_duration = 0`; a 1,000,000 archive growing beside it). In THE day
+autovacuum ran 49 times and read 241,802 pages (25.7 s of vacuuming beside the day's 45.1 s):
+serving.researchers 136,544 (56% of its pages scanned, its indexes too), serving.papers 35,633,
+serving.researcher_coauthors 27,626. PostgreSQL 18 scales autovacuum's insert threshold by the
+share of a table not yet frozen; the grown archive is frozen whole, so some 1,000 rows inserted
+start a vacuum, and a publish writes some 40,000 rows into serving's tables. The same day alone,
+unlogged (35.0 s), read 149,244 pages of serving.researchers into PostgreSQL's buffers. Tried
+(9108d8e, 25d52d5): the publish vacuums the serving tables it wrote right after its commit,
+while their pages are in memory (the site reads the new publication by then). At 300k, beside
+the grow: no autovacuum of serving in THE day (311 pages in all), 16,806 reads from the disk
+against 32,829 (529 against 1,554 MiB), WAL 676 MiB against 935 (full-page images 88,237
+against 125,239), 41.1 s against 45.1. At 1,000,000 papers (grown by e16f084 in 41 min; days
+by 25d52d5, alone, 09:32-09:39, `--people other --days-before 3 --cold --read-ahead-kb 128`):
+- day after 8,511 papers: 29.8 s (1.00 x the 10k day); CPU 34 s
+- day after 995,787 papers: 45.5 s (1.53 x the mean of the 10k days before and after it); CPU 49 s (1.40 x)
+- day after 8,511 papers: 29.7 s; CPU 36 s
+Serving took 8.2 s against 4.1 and 4.2 at 10k (6.0 at 07:32 without the vacuum). At 1,000,000
+no autovacuum came for serving's tables in the three days before or in THE day (only
+wove.profile_keys, 1,069 pages, and a TOAST table, 811), and the publish's own vacuums took 1.7
+s (serving.researchers) and 0.5 s (institution_researchers) besides those under 0.5 s (not
+logged): at that size it paid the whole cost and found nothing to save. Reverted (b35272b,
+3220394). What it leaves: at 300,000 papers autovacuum of serving's tables can fall inside a
+day (a fifth of the cores' time beside it); at 1,000,000 it did not within four days.
+
+**Upstream names read only for a tie (2026-12-07, 10:28-10:42 UTC; 07699c7).** A day's
+matching read the S2 and OpenAlex display names of every upstream id of every researcher it
+touched (some 10,400), one read by key each, to pick each one's display name. The names only
+break a tie between the most frequent printed names (Profile.display_name), which 5% of
+profiles have (1,033 of 20,000 drawn from the 10k archive, 2,381 of their 42,879 ids): now only
+those are read (Profile.display_name_needs_votes; the same names, tests/matching/test_profiles.py).
+Archive of 995,787 papers grown by 3220394 (the pipeline of e16f084) in 41 min, 49.5 GiB; days
+by 07699c7 one after another alone, `--people other --days-before 3 --cold --read-ahead-kb
+128`, unsampled:
+- day after 8,511 papers: 30.8 s (1.00 x the 10k day); CPU 33 s
+- day after 995,787 papers: 41.9 s (1.37 x the mean of the 10k days before and after it); CPU 45 s (1.37 x)
+- day after 8,511 papers: 30.2 s; CPU 32 s
+Bar (R <= 1.3 at 1,000,000): not met. Against the 07:32 day (42.0 s, R 1.37): pages read of
+openalex_authors 74,078 -> 63,393 and of s2_authors 42,978 -> 34,222 (against the 09:36 day; the
+daily assets read them too), matching 21.0 s against 21.4, serving 5.5 against 6.0: within what
+two runs of one code differ by here. Decisions as before (recall 0.9816, 542 of 549 newcomers
+apart). The day read 61,932 times from the disk (2.0 GiB), the 10k days 490 and 137 times.
 """
