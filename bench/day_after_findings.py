@@ -1099,7 +1099,7 @@ matching read the S2 and OpenAlex display names of every upstream id of every re
 touched (some 10,400), one read by key each, to pick each one's display name. The names only
 break a tie between the most frequent printed names (Profile.display_name), which 5% of
 profiles have (1,033 of 20,000 drawn from the 10k archive, 2,381 of their 42,879 ids): now only
-those are read (Profile.display_name_needs_votes; the same names, tests/matching/test_profiles.py).
+those are read (Profile.voter_ids; the same names, tests/matching/test_profiles.py).
 Archive of 995,787 papers grown by 3220394 (the pipeline of e16f084) in 41 min, 49.5 GiB; days
 by 07699c7 one after another alone, `--people other --days-before 3 --cold --read-ahead-kb
 128`, unsampled:

@@ -70,15 +70,15 @@ def test_upstream_names_are_read_only_for_a_tie_between_printed_names():
     """display_name reads the upstream profiles' names only to break a tie between the most
     frequent printed names: a day reads those profiles' names alone (issue 22)."""
     full, short = _mention(1), _mention(2, first="P.")
-    full.s2_author_id, short.s2_author_id = "S1", "S2"
+    full.s2_author_id, short.s2_author_id, short.openalex_author_id = "S1", "S2", "A2"
     names = {"S1": "Someone Else", "S2": "P. Wang"}
     tie = build_profile(7, [full, short])
-    assert tie.display_name_needs_votes()
+    assert tie.voter_ids() == ({"S1", "S2"}, {"A2"})
     assert (tie.display_name({}), tie.display_name(names)) == ("Peng Wang", "P. Wang")  # the votes decide
     clear = build_profile(8, [full, short, _mention(3)])
-    assert not clear.display_name_needs_votes()
+    assert clear.voter_ids() == (set(), set())
     assert clear.display_name({}) == clear.display_name(names) == "Peng Wang"
-    assert not build_profile(9, [short]).display_name_needs_votes()
+    assert build_profile(9, [short]).voter_ids() == (set(), set())
 
 
 def test_representatives_are_bounded_weighted_and_cover_the_variety():

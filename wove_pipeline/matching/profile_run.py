@@ -221,9 +221,8 @@ def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs:
         # the upstream-id index pages the researchers' new row versions go into
         readers.warm_indexes([("wove.researchers", "s2_author_ids", "text[]", s2),
                               ("wove.researchers", "openalex_author_ids", "text[]", oa)])
-    voting = [p for p in done.values() if p.display_name_needs_votes()]
-    names = upstream_names(conn, {i for p in voting for i in p.s2_ids}, {i for p in voting for i in p.openalex_ids},
-                           readers)
+    voters = [p.voter_ids() for p in done.values()]
+    names = upstream_names(conn, set().union(*(s for s, _ in voters)), set().union(*(o for _, o in voters)), readers)
     if readers is not None:
         readers.close()  # what follows reads what the run wrote
     db.upsert_rows(conn, "wove.researchers",

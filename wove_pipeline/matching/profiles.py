@@ -229,13 +229,15 @@ class Profile:
             names[printed_name(f)] += c
         return names
 
-    def display_name_needs_votes(self) -> bool:
-        """Whether ``display_name`` reads the upstream profiles' names: only to break a tie
-        between the most frequent printed names (a day's run then reads the names of those
-        profiles' upstream ids alone: a read by key for every id of every touched researcher
-        grew with the archive)."""
-        top = sorted(self.printed_names().values(), reverse=True)[:2]
-        return len(top) == 2 and top[0] == top[1]
+    def voter_ids(self) -> tuple[set[str], set[str]]:
+        """The S2 and OpenAlex author ids whose upstream names ``display_name`` reads: none
+        unless the most frequent printed names tie, as the names only break that tie (a day's
+        run reads no other: a read by key for every id of every touched researcher grew with
+        the archive)."""
+        top = [c for _, c in self.printed_names().most_common(2)]
+        if len(top) < 2 or top[0] != top[1]:
+            return set(), set()
+        return set(self.s2_ids), set(self.openalex_ids)
 
     def display_name(self, profile_names: dict[str, str] | None = None) -> str:
         """researchers._display_name over the members, from the counts: the most frequent
