@@ -204,7 +204,7 @@ def _match(conn: psycopg.Connection, readers: db.SnapshotReaders | None, inputs:
     for rid in complex_ids:
         simple.pop(rid, None)
     done: dict[int, Profile] = {}
-    whole = profile_store.load_profiles(conn, sorted(rid for rid in simple if rid in light))
+    whole = profile_store.load_profiles(conn, sorted(rid for rid in simple if rid in light), readers)
     existing = {rid: whole[rid] if rid in light else profiles[rid] for rid in simple if rid in profiles}
     update_profiles(existing, [m for rid in existing for m in simple[rid]], {m.mention_id: rid for rid in existing
                                                                                for m in simple[rid]})

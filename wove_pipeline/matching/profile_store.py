@@ -64,7 +64,7 @@ BY_ID_SQL = """
 SELECT p.researcher_id, p.blocks, p.mention_count, p.name_forms, p.coauthors, p.venues, p.affiliations,
        p.categories, p.centroid, p.s2_author_ids, p.openalex_author_ids, p.orcids, p.id_counts, p.first_year,
        p.last_year, p.representatives
-FROM wove.researcher_profiles p WHERE p.researcher_id = ANY(%s)
+FROM wove.researcher_profiles p WHERE p.researcher_id = ANY(%(ids)s)
 """
 
 
@@ -155,11 +155,15 @@ def load_candidates(conn: psycopg.Connection, mentions: list[Mention], config: M
     return current, stale, candidates
 
 
-def load_profiles(conn: psycopg.Connection, researcher_ids: list[int]) -> dict[int, Profile]:
-    """These researchers' stored profiles, whole."""
+def load_profiles(conn: psycopg.Connection, researcher_ids: list[int], readers: db.SnapshotReaders | None = None
+                  ) -> dict[int, Profile]:
+    """These researchers' stored profiles, whole. ``readers``: the reads split among them
+    (db.SnapshotReaders; a day's are some 10,000 profiles, and their rows and TOAST spread
+    over a table that grows with the archive)."""
     if not researcher_ids:
         return {}
-    return {int(row[0]): from_row(row) for row in conn.execute(BY_ID_SQL, (sorted(researcher_ids),))}
+    rows = db.fetch_keys(conn, BY_ID_SQL, {"ids": sorted(researcher_ids)}, ("ids",), readers)
+    return {int(row[0]): from_row(row) for row in rows}
 
 
 def save(conn: psycopg.Connection, profiles: dict[int, Profile] | list[Profile], now: dt.datetime) -> int:
