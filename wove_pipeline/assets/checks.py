@@ -461,14 +461,17 @@ def _coverage(context, database: DatabaseResource, spec: dg.AssetCheckSpec, tabl
         if (missing := missing_tables(conn, [table, "wove.papers"])):
             context.log.info(f"Skipped: tables not migrated: {missing}")
             return
+        # each paper of the window looked up by its id (LATERAL ... LIMIT 1): joined plainly, the
+        # planner hashed the window against a scan of the upstream table's whole id index, which
+        # grows with the archive (0.6 s a check in the day after 1,000,000 papers, 7 ms at 10k)
         row = db.fetch_all(conn, sql.SQL("""
             WITH span AS (SELECT max(oai_datestamp) - %(lag)s::int - %(window)s::int + 1 AS first_day,
-                                 max(oai_datestamp) - %(lag)s::int AS last_day FROM wove.papers),
-                 considered AS (SELECT p.arxiv_id FROM wove.papers p, span
-                                WHERE p.oai_datestamp BETWEEN span.first_day AND span.last_day)
-            SELECT span.first_day, span.last_day, (SELECT count(*) FROM considered) AS papers,
-                   (SELECT count(*) FROM considered JOIN {} t USING (arxiv_id)) AS covered
-            FROM span""").format(sql.Identifier(*table.split("."))),
+                                 max(oai_datestamp) - %(lag)s::int AS last_day FROM wove.papers)
+            SELECT span.first_day, span.last_day, count(p.arxiv_id) AS papers, count(x.hit) AS covered
+            FROM span
+            LEFT JOIN wove.papers p ON p.oai_datestamp BETWEEN span.first_day AND span.last_day
+            LEFT JOIN LATERAL (SELECT 1 AS hit FROM {} t WHERE t.arxiv_id = p.arxiv_id LIMIT 1) x ON true
+            GROUP BY span.first_day, span.last_day""").format(sql.Identifier(*table.split("."))),
             {"lag": COVERAGE_LAG_DAYS, "window": COVERAGE_WINDOW_DAYS})[0]
     papers, covered = int(row["papers"]), int(row["covered"])
     if papers < MIN_COVERAGE_PAPERS:  # nothing (or too little) to judge: no verdict, no figures
