@@ -4,6 +4,7 @@ the day's matching by profile deciding as the link-by-link run does."""
 import datetime as dt
 
 import psycopg
+import pytest
 
 from tests.matching.test_group_merge import _JoinAll
 from tests.researchers.test_researchers_stage import harvest_days, match, snapshot, world  # noqa: F401
@@ -174,15 +175,23 @@ def _printed(url, position):
                             " WHERE arxiv_id = %s AND position = %s", position).fetchone()[0]
 
 
-def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, monkeypatch):  # noqa: F811
+@pytest.mark.parametrize("posting_cap", [None, 2])
+def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, monkeypatch, posting_cap):  # noqa: F811
     """With blocks crowded (more profiles than profile_candidates), the day reads each new
     position's candidates from wove.profile_keys: exactly the profiles the
-    same rule picks over every profile in memory, fewer than the blocks hold; the day lands."""
+    same rule picks over every profile in memory, fewer than the blocks hold; the day lands.
+    With a posting cap this world's tokens pass (2 holders), the tokens over it select no one
+    in the database's reading as in memory."""
     from collections import Counter
 
-    from wove_pipeline.matching import profile_store
+    from wove_pipeline.matching import profile_assign, profile_store
     from wove_pipeline.matching.assignment import MatchConfig
     from wove_pipeline.matching.profile_assign import bounded_candidates, crowded, token_postings
+    from wove_pipeline.matching.profiles import identifying_tokens
+
+    if posting_cap is not None:
+        monkeypatch.setattr(profile_store, "TOKEN_POSTING", posting_cap)
+        monkeypatch.setattr(profile_assign, "TOKEN_POSTING", posting_cap)
 
     url, resources = env
     harvest_days(resources, world.start_day, world.end_day - dt.timedelta(days=1))
@@ -197,7 +206,10 @@ def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, mon
         current, stale, candidates = real_load(conn, mentions, cfg, readers)
         every = profile_store.load_profiles(conn, [r for (r,) in conn.execute("SELECT researcher_id FROM wove.researchers")])
         sizes = Counter(b for p in every.values() for b in p.blocks)
-        seen["expected"] = bounded_candidates(crowded(mentions, sizes, cfg), token_postings(every), cfg)
+        busy, postings = crowded(mentions, sizes, cfg), token_postings(every)
+        seen["expected"] = bounded_candidates(busy, postings, cfg)
+        seen["over_cap"] = sum(len(postings.get(t, ())) > profile_assign.TOKEN_POSTING
+                               for m in busy for t in identifying_tokens(m))
         seen["got"], seen["read"] = candidates, set(current) | set(stale)
         seen["in_blocks"] = {r for r, p in every.items() if p.blocks & {m.block for m in mentions}}
         return current, stale, candidates
@@ -208,6 +220,7 @@ def test_a_crowded_block_finds_its_candidates_by_the_token_index(env, world, mon
     assert seen["got"] == seen["expected"] and len(seen["got"]) > 0
     assert any(seen["got"].values())  # shared tokens found candidates
     assert len(seen["in_blocks"] - seen["read"]) > 0  # crowded blocks were not read whole
+    assert (seen["over_cap"] > 0) == (posting_cap is not None)  # the small cap drops tokens
     check_profiles(url)
     with psycopg.connect(url) as conn:
         linked = conn.execute("SELECT count(*) FROM wove.researcher_mentions WHERE matched_at ="
