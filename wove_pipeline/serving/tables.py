@@ -68,6 +68,10 @@ class Table:
     delete: tuple[str, ...] = ()
     # marker -> filter; "select": the pass's own SELECT instead of `select` (same columns)
     passes: tuple[dict[str, str], ...] = ()
+    # text columns leading a secondary index whose entries for rewritten rows land anywhere in
+    # it (a name, not the key the rewrite deletes by): an incremental publish reads those
+    # index pages ahead, split among readers (publish._warm_indexes)
+    warm: tuple[str, ...] = ()
 
 
 # The (researcher_id, coauthor_id) edges in k_coauthor_pair.
@@ -290,6 +294,7 @@ TABLE_DEFINITIONS = (
     """,
         pk=("researcher_id",),
         indexes=("CREATE INDEX researchers_same_name_idx ON {s}.researchers (normalized_name, papers_here DESC, researcher_id)",),
+        warm=("normalized_name",),
         delete=("researcher_id IN {k_researcher}",),
         passes=({"where": "r.researcher_id IN {k_researcher}", "where_institutions": "mi.researcher_id IN {k_researcher}",
                  "where_coauthors": "c.researcher_id IN {k_researcher}"},),
