@@ -69,6 +69,36 @@ def test_faulted_run_gives_identical_tables(database_url, clone_database, late_s
         assert a[table] == b[table], table  # ...and the tables are identical
 
 
+def test_upserts_that_read_their_id_index_pages_ahead_write_the_same_rows(database_url, clone_database, late_sandbox,
+                                                                          small_world, tmp_path, monkeypatch):
+    """A big fetch reads the S2 paper id and OpenAlex work id index pages its rows go into
+    through snapshot readers first (writes.WARM_ABOVE: here every fetch does): same tables."""
+    from wove_pipeline.database import access as db
+    from wove_pipeline.enrichment import writes
+
+    days = world_days(small_world)
+    load_days(database_url, late_sandbox, RawStore(tmp_path / "a"), days)
+    second_database_url = clone_database(database_url)
+    enrich(database_url, late_sandbox, RawStore(tmp_path / "a"), days)
+    warmed = []
+    real_warm = db.SnapshotReaders.warm_indexes
+    monkeypatch.setattr(writes, "WARM_ABOVE", 0)
+    monkeypatch.setattr(db.SnapshotReaders, "warm_indexes",
+                        lambda self, lookups: warmed.append(lookups) or real_warm(self, lookups))
+    enrich(second_database_url, late_sandbox, RawStore(tmp_path / "b"), days)
+    keys = {("wove.s2_papers", "paper_id"): set(), ("wove.openalex_works", "work_id"): set()}
+    for lookups in warmed:  # (the authorships' author id indexes are read ahead too)
+        for table, column, _, k in lookups:
+            keys.get((table, column), set()).update(k)
+    with psycopg.connect(database_url) as conn:
+        for table, column in keys:
+            held = {k for (k,) in conn.execute(f"SELECT {column} FROM {table} WHERE {column} IS NOT NULL")}
+            assert held and keys[(table, column)] == held, table  # every id written was read ahead
+    a, b = snapshot(database_url), snapshot(second_database_url)
+    for table in a:
+        assert a[table] == b[table], table
+
+
 def test_rebuild_from_raw_makes_no_api_call_and_reproduces_tables(database_url, late_sandbox, small_world, tmp_path):
     store = RawStore(tmp_path / "raw")
     days = world_days(small_world)

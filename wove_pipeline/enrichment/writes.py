@@ -42,7 +42,28 @@ def _ror_conflicts(conn: psycopg.Connection, institutions: dict[str, tuple]) -> 
             institutions[inst_id] = (row[0], None, *row[2:])
 
 
+# Below this many new upstream ids a fetch's index pages are read where the upserts need
+# them: opening the readers costs more than the waits they would overlap.
+WARM_ABOVE = 200
+
+
+def _warm_upstream_id_indexes(conn: psycopg.Connection, d: Derived) -> None:
+    """Read the pages of the S2 paper id and OpenAlex work id indexes that the fetch's rows
+    go into, split among snapshot readers (db.SnapshotReaders.warm_indexes): those ids are
+    hashes and numbers that fall all over indexes growing with the archive, and the upserts
+    read each page cold, one at a time (0.31 and 0.08 s of the day after 1,000,000 papers)."""
+    lookups = [("wove.s2_papers", "paper_id", "text",
+                [r[rows.S2_PAPER_COLUMNS.index("paper_id")] for r in d.s2_papers.values()]),
+               ("wove.openalex_works", "work_id", "text",
+                [r[rows.OA_WORK_COLUMNS.index("work_id")] for r in d.oa_works.values()])]
+    lookups = [(table, column, kind, [k for k in keys if k]) for table, column, kind, keys in lookups]
+    if sum(len(keys) for *_, keys in lookups) >= WARM_ABOVE:
+        with db.SnapshotReaders(conn) as readers:
+            readers.warm_indexes(lookups)
+
+
 def write_derived(conn: psycopg.Connection, d: Derived) -> None:
+    _warm_upstream_id_indexes(conn, d)
     db.upsert_rows(conn, "wove.s2_papers", rows.S2_PAPER_COLUMNS, d.s2_papers.values(), key=("arxiv_id",),
                    only_if=_newer("wove.s2_papers"))
     db.upsert_rows(conn, "wove.s2_authors", rows.S2_AUTHOR_COLUMNS, d.s2_authors.values(), key=("author_id",),
