@@ -114,7 +114,7 @@ class UpstreamFetch:
         with self.conn.transaction():
             db.advisory_lock(self.conn, self.lock)
             self.derived = derive(responses)
-            write_derived(self.conn, self.derived)
+            write_derived(self.conn, self.derived, warm=True)
         self.raw_file = responses[0].path
         return self.derived
 

@@ -62,8 +62,12 @@ def _warm_upstream_id_indexes(conn: psycopg.Connection, d: Derived) -> None:
             readers.warm_indexes(lookups)
 
 
-def write_derived(conn: psycopg.Connection, d: Derived) -> None:
-    _warm_upstream_id_indexes(conn, d)
+def write_derived(conn: psycopg.Connection, d: Derived, warm: bool = False) -> None:
+    """Upsert what was derived. ``warm``: read the id index pages ahead first
+    (_warm_upstream_id_indexes), only where the transaction holds no lock the readers would
+    wait for (a fetch's; not a rebuild's, which truncated the tables first)."""
+    if warm:
+        _warm_upstream_id_indexes(conn, d)
     db.upsert_rows(conn, "wove.s2_papers", rows.S2_PAPER_COLUMNS, d.s2_papers.values(), key=("arxiv_id",),
                    only_if=_newer("wove.s2_papers"))
     db.upsert_rows(conn, "wove.s2_authors", rows.S2_AUTHOR_COLUMNS, d.s2_authors.values(), key=("author_id",),
