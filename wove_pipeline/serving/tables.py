@@ -70,8 +70,9 @@ class Table:
     passes: tuple[dict[str, str], ...] = ()
     # text columns leading a secondary index whose entries for rewritten rows land anywhere in
     # it (a name, not the key the rewrite deletes by): an incremental publish reads those
-    # index pages ahead, split among readers (publish._warm_indexes)
-    warm: tuple[str, ...] = ()
+    # index pages ahead, split among readers (publish._warm_indexes). Not in the definition's
+    # hash (repr): it shapes no row
+    warm: tuple[str, ...] = dataclasses.field(default=(), repr=False)
 
 
 # The (researcher_id, coauthor_id) edges in k_coauthor_pair.
