@@ -1111,4 +1111,43 @@ openalex_authors 74,078 -> 63,393 and of s2_authors 42,978 -> 34,222 (against th
 daily assets read them too), matching 21.0 s against 21.4, serving 5.5 against 6.0: within what
 two runs of one code differ by here. Decisions as before (recall 0.9816, 542 of 549 newcomers
 apart). The day read 61,932 times from the disk (2.0 GiB), the 10k days 490 and 137 times.
+
+**Where the day after 1,000,000 papers still grew, measured statement by statement, and four
+cuts (2026-12-07, 11:06-13:08 UTC; a1286cd..ae02dae).** A day on each of a 10k, a 300k and a
+1,000,000 archive (grown by da9d6fc) ran with pg_stat_statements and track_io_timing, THE day's
+Python sampled (diagnostic, a grow beside the first two). Growth that is one connection reading
+cold pages one at a time, 10k -> 1,000,000: the two coverage checks 14 -> 1,139 ms (911 ms of
+it reading; the planner hashed the check's window against a scan of the upstream table's whole
+id index), the S2 papers' upsert 61 -> 362 ms (305 ms reading the paper id index), the
+OpenAlex works' 36 -> 116 ms, the insert into serving.researchers 911 ms, 469 of them reading its
+name index (an incremental publish; the 10k day's rebuilds whole). The token postings came back a row per holder: 456,569 rows at
+1,000,000 papers (206k at 300k, under 20k at 10k), most of them of tokens over the posting cap,
+which the assignment ignores. Not growing there: the metrics' statements (3.2 s at 1,000,000,
+3.5 at 300k, summed) and the matching's own writes. Cut: the coverage checks look each paper of
+the window up by id (0141926); a big fetch reads its S2 paper id and OpenAlex work id index
+pages ahead through snapshot readers (f476fb4, 586a53c), and so does an incremental publish
+for serving.researchers' name index (fd72e2a, ae02dae); the postings come one array a token,
+none for a token over the cap (6909584); a day reads the whole profiles it updates through the
+readers (a1286cd); an incremental publish analyzes its staged rows on their key only (1ababcd;
+274 ms of ANALYZE at 300k). Tests: the crowded-block test with a posting cap this world's tokens
+pass, the incremental publish and the enrichment tables with every rewrite and fetch warmed.
+Archive of 995,787 papers grown by da9d6fc in 48 min (49.5 GiB); days one after another alone,
+`--people other --days-before 3 --cold --read-ahead-kb 128`, unsampled (10k before: 586a53c,
+the same day code; 1,000,000 and 10k after: ae02dae):
+- day after 8,511 papers: 35.0 s (1.00 x the 10k day); CPU 37 s
+- day after 995,787 papers: 52.0 s (1.47 x the mean of the 10k days before and after it); CPU 57 s (1.51 x)
+- day after 8,511 papers: 35.6 s; CPU 38 s
+Bar (R <= 1.3 at 1,000,000): not met, and not comparable with the 10:28 day (41.9 s, R 1.37):
+- the machine was slower: da9d6fc's own 10k day on the same archive right after took 38.3 s
+  (CPU 41 s) against 30.8 and 30.2 at 10:28;
+- autovacuum swept serving's tables inside THE day: pages read of serving.researchers 234,999
+  against 75,475 at 10:28, serving.papers 39,745 against 4,623, serving.researcher_papers
+  15,953 against 2,859; the day read 3.7 GiB from the disk (68 s summed over reads in flight)
+  against 2.0 GiB (23 s). Both 1,000,000 days of this session had it (the diagnostic day too:
+  159,518 pages of serving.researchers), the 10:28 one did not.
+What the cuts did, against the 10:28 day: coverage checks 0.51 + 0.44 s -> 0.09 + 0.09 s (as at
+10k); pages read of s2_papers 10,939 -> 3,953 and of openalex_works 20,103 -> 13,341. Matching
+took 28.1 s against 21.0, serving 6.5 against 5.5, beside autovacuum on a slower machine: what
+the other cuts gave is not separable from that here. Decisions as before (recall 0.9816, 542 of
+549 newcomers apart).
 """
