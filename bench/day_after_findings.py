@@ -1112,7 +1112,7 @@ daily assets read them too), matching 21.0 s against 21.4, serving 5.5 against 6
 two runs of one code differ by here. Decisions as before (recall 0.9816, 542 of 549 newcomers
 apart). The day read 61,932 times from the disk (2.0 GiB), the 10k days 490 and 137 times.
 
-**Where the day after 1,000,000 papers still grew, measured statement by statement, and four
+**Where the day after 1,000,000 papers still grew, measured statement by statement, and the
 cuts (2026-12-07, 11:06-13:08 UTC; a1286cd..ae02dae).** A day on each of a 10k, a 300k and a
 1,000,000 archive (grown by da9d6fc) ran with pg_stat_statements and track_io_timing, THE day's
 Python sampled (diagnostic, a grow beside the first two). Growth that is one connection reading
