@@ -224,6 +224,17 @@ class SnapshotReaders:
         self.close()
 
 
+def warm_indexes_ahead(conn: psycopg.Connection, lookups: Sequence[tuple[str, str, str, Sequence[Any]]],
+                       at_least: int) -> None:
+    """SnapshotReaders.warm_indexes on readers opened for it, when ``lookups`` hold at least
+    ``at_least`` keys: below that, opening the readers costs more than the waits they would
+    overlap. Only in a transaction that holds no lock the readers would wait for (a TRUNCATE
+    or DDL of a table they read: it would wait on them while they wait on it)."""
+    if sum(len(keys) for *_, keys in lookups) >= at_least:
+        with SnapshotReaders(conn) as readers:
+            readers.warm_indexes(lookups)
+
+
 def fetch_keys(conn: psycopg.Connection, query: str | sql.Composable, params: dict[str, Any], split: Sequence[str],
                readers: SnapshotReaders | None = None) -> list[tuple]:
     """``query``'s rows for the keys in ``params``: split among ``readers`` where given

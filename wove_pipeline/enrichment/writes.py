@@ -56,10 +56,8 @@ def _warm_upstream_id_indexes(conn: psycopg.Connection, d: Derived) -> None:
                 [r[rows.S2_PAPER_COLUMNS.index("paper_id")] for r in d.s2_papers.values()]),
                ("wove.openalex_works", "work_id", "text",
                 [r[rows.OA_WORK_COLUMNS.index("work_id")] for r in d.oa_works.values()])]
-    lookups = [(table, column, kind, [k for k in keys if k]) for table, column, kind, keys in lookups]
-    if sum(len(keys) for *_, keys in lookups) >= WARM_ABOVE:
-        with db.SnapshotReaders(conn) as readers:
-            readers.warm_indexes(lookups)
+    db.warm_indexes_ahead(conn, [(table, column, kind, [k for k in keys if k]) for table, column, kind, keys in lookups],
+                          WARM_ABOVE)
 
 
 def write_derived(conn: psycopg.Connection, d: Derived, warm: bool = False) -> None:

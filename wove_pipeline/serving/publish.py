@@ -20,7 +20,6 @@ Contract: docs/data-contract.md.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -210,20 +209,19 @@ def _publish_incremental(conn: psycopg.Connection, site_url: str, stamp: _Stamp,
     written: dict[str, dict[str, int]] = {}
     seconds: dict[str, float] = {}
     db.price_random_reads_as_ssd(conn)
-    with contextlib.closing(_Readers(conn)) as readers:
-        for t in tables.TABLE_DEFINITIONS:
-            table_started = time.perf_counter()
-            for name in tables.key_sets_in(*t.delete, *(v for p in t.passes for v in p.values())):
-                if name not in made:
-                    made[name] = _make_key_set(conn, name)
-            deleted, inserted = _apply(conn, t, site_url, made, readers)
-            written[t.name] = {"deleted": deleted, "inserted": inserted}
-            counts[t.name] += inserted - deleted
-            # statistics only when a good part of the table moved (autovacuum analyzes the
-            # rest in its own time)
-            if deleted + inserted > 0.1 * max(counts[t.name], 1):
-                _analyze(conn, SCHEMA, t.name)
-            seconds[t.name] = round(time.perf_counter() - table_started, 3)
+    for t in tables.TABLE_DEFINITIONS:
+        table_started = time.perf_counter()
+        for name in tables.key_sets_in(*t.delete, *(v for p in t.passes for v in p.values())):
+            if name not in made:
+                made[name] = _make_key_set(conn, name)
+        deleted, inserted = _apply(conn, t, site_url, made)
+        written[t.name] = {"deleted": deleted, "inserted": inserted}
+        counts[t.name] += inserted - deleted
+        # statistics only when a good part of the table moved (autovacuum analyzes the
+        # rest in its own time)
+        if deleted + inserted > 0.1 * max(counts[t.name], 1):
+            _analyze(conn, SCHEMA, t.name)
+        seconds[t.name] = round(time.perf_counter() - table_started, 3)
     conn.execute("UPDATE serving.publication SET publication_id = %s, published_at = %s, as_of = %s,"
                  " metrics_computed_at = %s, row_counts = %s",
                  (stamp.publication_id, stamp.published_at, stamp.as_of, stamp.metrics_at, json.dumps(counts)))
@@ -239,47 +237,29 @@ def _make_key_set(conn: psycopg.Connection, name: str) -> int:
     return n
 
 
-# Below this many staged rows a table's index pages are read where the inserts need them:
+# Below this many staged keys a table's index pages are read where the inserts need them:
 # opening the readers costs more than the waits they would overlap.
 WARM_ABOVE = 500
 
 
-class _Readers:
-    """An incremental publish's snapshot readers (db.SnapshotReaders), opened when first used."""
-
-    def __init__(self, conn: psycopg.Connection):
-        self.conn, self.readers = conn, None
-
-    def get(self) -> db.SnapshotReaders:
-        if self.readers is None:
-            self.readers = db.SnapshotReaders(self.conn)
-        return self.readers
-
-    def close(self) -> None:
-        if self.readers is not None:
-            self.readers.close()
-
-
-def _warm_indexes(conn: psycopg.Connection, t: tables.Table, stage: str, readers: _Readers) -> None:
+def _warm_indexes(conn: psycopg.Connection, t: tables.Table, stage: str) -> None:
     """Read the pages of serving.<t>'s ``t.warm`` indexes that the staged rows' entries go
-    into, split among snapshot readers (db.SnapshotReaders.warm_indexes): a day's 10,000
-    researchers' names fall all over an index that grows with the archive, and the insert
-    read each page cold, one at a time (0.47 s of the day after 1,000,000 papers)."""
-    if not t.warm or db.fetch_value(conn, f"SELECT count(*) FROM {stage}") < WARM_ABOVE:
-        return
-    readers.get().warm_indexes([
-        (f"{SCHEMA}.{t.name}", column, "text",
-         [k for (k,) in conn.execute(f"SELECT DISTINCT {column} FROM {stage} WHERE {column} IS NOT NULL")])
-        for column in t.warm])
+    into, split among snapshot readers (db.warm_indexes_ahead): a day's 10,000 researchers'
+    names fall all over an index that grows with the archive, and the insert read each page
+    cold, one at a time (0.47 s of the day after 1,000,000 papers)."""
+    if t.warm:
+        distinct = sql.SQL("SELECT DISTINCT {c} FROM {s} WHERE {c} IS NOT NULL")
+        db.warm_indexes_ahead(conn, [
+            (f"{SCHEMA}.{t.name}", column, "text",
+             [k for (k,) in conn.execute(distinct.format(c=sql.Identifier(column), s=sql.Identifier(stage)))])
+            for column in t.warm], WARM_ABOVE)
 
 
-def _apply(conn: psycopg.Connection, t: tables.Table, site_url: str, sizes: dict[str, int],
-           readers: _Readers) -> tuple[int, int]:
+def _apply(conn: psycopg.Connection, t: tables.Table, site_url: str, sizes: dict[str, int]) -> tuple[int, int]:
     """Replace the rows of serving.<t> that `t.delete` selects by the passes' rows, leaving
     rows that come out identical alone. The rows deleted and inserted stay in
     _gone_<t> / _added_<t> for the key sets of the tables after it. ``sizes``: rows of
-    each key set; ``readers``: the publish's, for _warm_indexes. Returns
-    (deleted, inserted)."""
+    each key set. Returns (deleted, inserted)."""
     live, stage, gone, added = f"{SCHEMA}.{t.name}", f"_stage_{t.name}", f"_gone_{t.name}", f"_added_{t.name}"
     for temp in (stage, gone, added):
         conn.execute(f"CREATE TEMP TABLE {temp} (LIKE {live}) {tables.STORAGE} ON COMMIT DROP")
@@ -304,7 +284,7 @@ def _apply(conn: psycopg.Connection, t: tables.Table, site_url: str, sizes: dict
             f"WITH d AS (DELETE FROM {live} o WHERE ({tables.render(condition, SCHEMA)})"
             f" AND NOT EXISTS (SELECT 1 FROM {stage} n WHERE {same_key} AND ROW(n.*) IS NOT DISTINCT FROM ROW(o.*))"
             f" RETURNING o.*) INSERT INTO {gone} SELECT * FROM d").rowcount
-    _warm_indexes(conn, t, stage, readers)
+    _warm_indexes(conn, t, stage)
     inserted = conn.execute(
         f"WITH i AS (INSERT INTO {live} SELECT n.* FROM {stage} n"
         f" WHERE NOT EXISTS (SELECT 1 FROM {live} o WHERE {same_key}) RETURNING *)"

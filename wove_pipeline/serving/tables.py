@@ -68,11 +68,7 @@ class Table:
     delete: tuple[str, ...] = ()
     # marker -> filter; "select": the pass's own SELECT instead of `select` (same columns)
     passes: tuple[dict[str, str], ...] = ()
-    # text columns leading a secondary index whose entries for rewritten rows land anywhere in
-    # it (a name, not the key the rewrite deletes by): an incremental publish reads those
-    # index pages ahead, split among readers (publish._warm_indexes). Not in the definition's
-    # hash (repr): it shapes no row
-    warm: tuple[str, ...] = dataclasses.field(default=(), repr=False)
+    warm: tuple[str, ...] = dataclasses.field(default=(), repr=False)  # publish._warm_indexes' (shapes no row)
 
 
 # The (researcher_id, coauthor_id) edges in k_coauthor_pair.
@@ -293,9 +289,8 @@ TABLE_DEFINITIONS = (
         OFFSET 0
     ) q
     """,
-        pk=("researcher_id",),
+        pk=("researcher_id",), warm=("normalized_name",),  # (a rewrite's names land all over the index)
         indexes=("CREATE INDEX researchers_same_name_idx ON {s}.researchers (normalized_name, papers_here DESC, researcher_id)",),
-        warm=("normalized_name",),
         delete=("researcher_id IN {k_researcher}",),
         passes=({"where": "r.researcher_id IN {k_researcher}", "where_institutions": "mi.researcher_id IN {k_researcher}",
                  "where_coauthors": "c.researcher_id IN {k_researcher}"},),
