@@ -70,6 +70,19 @@ def database_url(clone_database) -> str:
     return clone_database()
 
 
+@pytest.fixture
+def warmed_lookups(monkeypatch) -> list:
+    """Every lookup list db.SnapshotReaders.warm_indexes reads ahead while the test runs (it
+    still reads them)."""
+    from wove_pipeline.database import access as db
+
+    warmed: list = []
+    real_warm = db.SnapshotReaders.warm_indexes
+    monkeypatch.setattr(db.SnapshotReaders, "warm_indexes",
+                        lambda self, lookups: warmed.append(lookups) or real_warm(self, lookups))
+    return warmed
+
+
 @pytest.fixture(scope="session")
 def small_world():
     """A small but complete sandbox world (every kind of hard case, fast to harvest)."""

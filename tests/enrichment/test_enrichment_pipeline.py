@@ -70,24 +70,21 @@ def test_faulted_run_gives_identical_tables(database_url, clone_database, late_s
 
 
 def test_upserts_that_read_their_id_index_pages_ahead_write_the_same_rows(database_url, clone_database, late_sandbox,
-                                                                          small_world, tmp_path, monkeypatch):
+                                                                          small_world, tmp_path, monkeypatch,
+                                                                          warmed_lookups):
     """A big fetch reads the S2 paper id and OpenAlex work id index pages its rows go into
     through snapshot readers first (writes.WARM_ABOVE: here every fetch does): same tables."""
-    from wove_pipeline.database import access as db
     from wove_pipeline.enrichment import writes
 
     days = world_days(small_world)
     load_days(database_url, late_sandbox, RawStore(tmp_path / "a"), days)
     second_database_url = clone_database(database_url)
     enrich(database_url, late_sandbox, RawStore(tmp_path / "a"), days)
-    warmed = []
-    real_warm = db.SnapshotReaders.warm_indexes
+    warmed_lookups.clear()  # (the first run's authorships read ahead their author id indexes)
     monkeypatch.setattr(writes, "WARM_ABOVE", 0)
-    monkeypatch.setattr(db.SnapshotReaders, "warm_indexes",
-                        lambda self, lookups: warmed.append(lookups) or real_warm(self, lookups))
     enrich(second_database_url, late_sandbox, RawStore(tmp_path / "b"), days)
     keys = {("wove.s2_papers", "paper_id"): set(), ("wove.openalex_works", "work_id"): set()}
-    for lookups in warmed:  # (the authorships' author id indexes are read ahead too)
+    for lookups in warmed_lookups:  # (the authorships' author id indexes are read ahead too)
         for table, column, _, k in lookups:
             keys.get((table, column), set()).update(k)
     with psycopg.connect(database_url) as conn:

@@ -111,15 +111,11 @@ def _merge_two(conn, rng: random.Random) -> None:
 
 @pytest.mark.parametrize("seed, warm_above", [(3, None), (4, None), (4, 0)])
 def test_incremental_publish_equals_full_rebuild_after_random_days(database_url, small_world, seed, warm_above,
-                                                                   monkeypatch):
+                                                                   monkeypatch, warmed_lookups):
     """(warm_above 0: every rewrite reads its name index pages ahead through snapshot readers,
     as a day's rewrite of thousands of researchers does, and the rows are the same.)"""
-    warmed = []
     if warm_above is not None:
         monkeypatch.setattr(publishing, "WARM_ABOVE", warm_above)
-        real_warm = db.SnapshotReaders.warm_indexes
-        monkeypatch.setattr(db.SnapshotReaders, "warm_indexes",
-                            lambda self, lookups: warmed.append(lookups) or real_warm(self, lookups))
     rng = random.Random(seed)
     by_day = papers_by_day(small_world)
     days = list(by_day)
@@ -166,8 +162,8 @@ def test_incremental_publish_equals_full_rebuild_after_random_days(database_url,
                 < sum(len(rows) for rows in expected.values())
             assert conn.execute("SELECT count(*) FROM wove.serving_changes").fetchone()[0] == 0
     if warm_above is not None:
-        assert warmed and all(table == "serving.researchers" and column == "normalized_name" and keys
-                              for lookups in warmed for table, column, _, keys in lookups)
+        assert warmed_lookups and all(table == "serving.researchers" and column == "normalized_name" and keys
+                                      for lookups in warmed_lookups for table, column, _, keys in lookups)
 
 
 def _small_world_published(url, world) -> dict:
