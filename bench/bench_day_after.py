@@ -348,14 +348,15 @@ def _archive_counts(conn) -> dict:
 # updated in place on their page without touching any index (HOT), and deleted; and the pages
 # it read from outside PostgreSQL's buffers (table, its indexes, its TOAST: from disk on a
 # cold day), which say where an archive's size costs reads; and the rows its sequential scans
-# read (a scan of a big table is a cost that grows with the archive).
+# read (a scan of a big table is a cost that grows with the archive); and the autovacuums that
+# ran on it (beside the day, on the same cores and disk).
 WRITES_SQL = """
-SELECT 'wal', wal_bytes::bigint, wal_fpi, wal_records, 0, 0, 0 FROM pg_stat_wal
+SELECT 'wal', wal_bytes::bigint, wal_fpi, wal_records, 0, 0, 0, 0 FROM pg_stat_wal
 UNION ALL
 SELECT CASE WHEN t.schemaname = 'wove' THEN t.relname ELSE t.schemaname || '.' || t.relname END,
        t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd, t.n_tup_del,
        coalesce(io.heap_blks_read, 0) + coalesce(io.idx_blks_read, 0) + coalesce(io.toast_blks_read, 0)
-       + coalesce(io.tidx_blks_read, 0), t.seq_tup_read
+       + coalesce(io.tidx_blks_read, 0), t.seq_tup_read, t.autovacuum_count
 FROM pg_stat_user_tables t JOIN pg_statio_user_tables io USING (relid)
 WHERE t.schemaname IN ('wove', 'serving')
 """
@@ -368,12 +369,12 @@ def _writes(conn) -> dict[str, tuple]:
 
 def _writes_between(before: dict[str, tuple], after: dict[str, tuple]) -> dict:
     """The day's writes: WAL bytes, full-page images and records; each table's rows inserted,
-    updated, updated in place (HOT) and deleted, pages read and rows read by sequential scans
-    (tables the day touched)."""
-    d = {k: tuple(a - b for a, b in zip(v, before.get(k, (0,) * 6))) for k, v in after.items()}
+    updated, updated in place (HOT) and deleted, pages read, rows read by sequential scans and
+    autovacuums (tables the day touched)."""
+    d = {k: tuple(a - b for a, b in zip(v, before.get(k, (0,) * len(v)))) for k, v in after.items()}
     wal = d.pop("wal")
     return {"wal_mib": round(wal[0] / 2**20, 1), "wal_fpi": wal[1], "wal_records": wal[2],
-            "tables": {k: dict(zip(("ins", "upd", "hot", "del", "read", "seq_rows"), v))
+            "tables": {k: dict(zip(("ins", "upd", "hot", "del", "read", "seq_rows", "autovacuums"), v))
                        for k, v in sorted(d.items()) if any(v)}}
 
 

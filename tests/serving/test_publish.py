@@ -85,6 +85,20 @@ def test_republish_keeps_functions_grants_and_leaves_no_old_schema(small_publish
         assert pub[0]["schema_version"] == tables.SCHEMA_VERSION
 
 
+def test_serving_tables_are_vacuumed_by_their_dead_rows_not_by_a_days_inserts(small_published):
+    # PostgreSQL 18 weighs inserts against a table's unfrozen part: on a frozen archive every
+    # incremental publish's inserts started a vacuum through the whole indexes (tables.STORAGE)
+    publish(small_published)
+    with db.connect(small_published) as conn:
+        options = dict(conn.execute(
+            "SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = 'serving' AND c.relkind = 'r'").fetchall())
+    assert set(options) >= {t.name for t in tables.TABLE_DEFINITIONS}
+    for t in tables.TABLE_DEFINITIONS:
+        assert "autovacuum_vacuum_insert_threshold=-1" in options[t.name], t.name
+        assert "autovacuum_vacuum_scale_factor" not in " ".join(options[t.name]), t.name
+
+
 def test_a_failed_publish_leaves_the_previous_one_untouched(small_published, monkeypatch):
     with db.connect(small_published) as conn:
         before = conn.execute("SELECT publication_id FROM serving.publication").fetchone()[0]

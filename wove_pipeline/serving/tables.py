@@ -20,10 +20,13 @@ OLD_PREFIX = "serving_old_"
 SCHEMA_VERSION = "1.0"
 READER_ROLE = "wove_reader"
 LATEST_LIMIT = 100
-# Serving rows are stored uncompressed up to a page: pglz-compressing every paper's abstract,
-# author list and record was half of building serving.papers (1.0 -> 0.55 s for 13.6k papers;
-# the table 48 -> 59 MB), and page payloads then read them without decompressing.
-STORAGE = "WITH (toast_tuple_target = 8160)"
+# Serving rows are stored uncompressed up to a page: pglz-compressing abstracts, author lists and
+# records was half of building serving.papers (1.0 -> 0.55 s for 13.6k papers; 48 -> 59 MB).
+# Autovacuum is started by dead rows, not inserts (-1): PostgreSQL 18 counts inserts against a table's
+# unfrozen part only, so on a big frozen archive every publish's inserts started one, which scanned the
+# whole indexes for the day's deleted rows (a day's cost growing with the archive); by dead rows (20% of
+# the table) it comes as much less often as the table is bigger: the same cost a day, amortized.
+STORAGE = "WITH (toast_tuple_target = 8160, autovacuum_vacuum_insert_threshold = -1)"
 
 # Tables in build order (the Parquet export writes these, in this order).
 TABLES = (
@@ -542,8 +545,7 @@ KEY_SETS: dict[str, tuple[str, str]] = {
                             + ") k"),
 }
 
-# The two wide tables get statistics on the columns pages and routes filter and sort on
-# only: sampling their text and JSON columns is most of a publish's ANALYZE time.
+# The wide tables' statistics: the columns pages and routes filter and sort on (text and JSON were most of ANALYZE).
 ANALYZE_ONLY = {
     "papers": ("arxiv_id", "slug", "published", "primary_category", "withdrawn", "updated"),
     "researchers": ("researcher_id", "normalized_name", "papers_here", "slug", "last_published"),
@@ -571,8 +573,7 @@ _WHERE = re.compile(r"\{where[a-z_]*\}")
 
 
 def render(statement: str, schema: str, filters: dict[str, str] | None = None) -> str:
-    """A definition's SQL for `schema`; key filters from `filters` ({where...} marker ->
-    predicate), every other marker `true` (all rows)."""
+    """A definition's SQL for `schema`; key filters from `filters` ({where...} marker -> predicate), others `true`."""
     filters = filters or {}
     text = _WHERE.sub(lambda m: "(" + filters.get(m.group(0)[1:-1], "true") + ")", statement)
     for name in KEY_SETS:
@@ -591,10 +592,9 @@ def key_sets_in(*texts: str) -> list[str]:
 
 
 def definition_hash() -> str:
-    """Fingerprint of everything that shapes the serving rows: a change (new code) makes the
-    next publish a full rebuild. The key sets are not in it: they choose which rows an
-    incremental publish rewrites, not what a row holds (the tests compare an incremental
-    publish with a full build of the same archive)."""
+    """Fingerprint of everything that shapes the serving rows and tables: a change (new code) makes the next
+    publish a full rebuild. The key sets are not in it: they choose which rows an incremental publish
+    rewrites, not what a row holds (the tests compare an incremental publish with a full build)."""
     parts = [SCHEMA_VERSION, STORAGE, repr(TABLE_DEFINITIONS), repr(FUNCTION_DEFINITIONS), repr(VIEW_DEFINITIONS),
              repr(COMMENTS)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
