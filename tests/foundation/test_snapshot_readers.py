@@ -1,6 +1,7 @@
 """db.SnapshotReaders: a read split among more connections sees exactly what the one
 transaction that opened them sees, and gives the rows one connection reads."""
 
+import threading
 import time
 
 import psycopg
@@ -107,3 +108,28 @@ def test_warming_indexes_probes_each_key_by_its_index_never_by_a_scan(database_u
         time.sleep(0.1)
     assert {k: after[k] - before[k] for k in after} == expected
     assert seq_after == seq_before
+
+
+def test_a_read_ahead_of_a_table_its_own_transaction_locked_gives_up_and_the_transaction_goes_on(probe):
+    """The transaction that opens the readers truncated the table they would read: they wait on
+    its lock while it waits on them (PostgreSQL sees one side only), so they give up after
+    db.READ_AHEAD_LOCK_TIMEOUT, the read-ahead is skipped and the transaction commits."""
+    done: dict = {}
+
+    def day() -> None:
+        with psycopg.connect(probe) as conn:
+            conn.execute("SELECT 1")  # the transaction is open
+            free = db.warm_indexes_ahead(conn, [("readers_probe", "k", "bigint", [1, 2])], 2)
+            conn.execute("TRUNCATE readers_probe")
+            done["locked"] = db.warm_indexes_ahead(conn, [("readers_probe", "k", "bigint", [1, 2, 3])], 2)
+            done["below"] = db.warm_indexes_ahead(conn, [("readers_probe", "k", "bigint", [1, 2, 3])], 4)
+            conn.execute("INSERT INTO readers_probe VALUES (1, 'after')")
+            done["free"] = free
+
+    thread = threading.Thread(target=day, daemon=True)
+    thread.start()
+    thread.join(120)  # a hang guard (the deadlock never ends), not a measure of speed
+    assert not thread.is_alive(), "the read-ahead waited on its own transaction's lock"
+    assert done == {"free": True, "locked": False, "below": False}
+    with psycopg.connect(probe) as conn:
+        assert conn.execute("SELECT * FROM readers_probe").fetchall() == [(1, "after")]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,6 +20,8 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import set_json_dumps, set_json_loads
+
+log = logging.getLogger(__name__)
 
 
 def _json_dumps(obj: Any) -> bytes:
@@ -123,6 +126,10 @@ def session_lock(conn: psycopg.Connection, key: str) -> Iterator[None]:
 # dropped before each): 0.45-0.59 ms a paper with 4 readers, 0.35-0.44 with 8, no less with 16
 # (the same with io_method 'sync').
 READERS = 8
+# A read-ahead only saves waits, so its readers wait this long at most for a lock on what they
+# read: a table locked against them by the transaction that opened them (a TRUNCATE, DDL) would
+# wait on them while they wait on it, a deadlock PostgreSQL cannot see (one side is Python's).
+READ_AHEAD_LOCK_TIMEOUT = "1s"
 
 
 class SnapshotReaders:
@@ -187,7 +194,11 @@ class SnapshotReaders:
         together, those pages are in memory when the write comes. One probe a key: in a
         B-tree the last entry of the key (where an entry with a newer row goes), answered from
         the index alone where the table's pages are all visible; in a GIN index the rows holding
-        the element (an upstream id's: one researcher's), whose pages the write updates."""
+        the element (an upstream id's: one researcher's), whose pages the write updates.
+        A lock on a table they read held past READ_AHEAD_LOCK_TIMEOUT raises LockNotAvailable
+        (and aborts the readers' transactions)."""
+        for reader in self.readers:
+            reader.execute("SELECT set_config('lock_timeout', %s, true)", (READ_AHEAD_LOCK_TIMEOUT,))
         parts, params = [], {}
         for i, (table, column, key_type, keys) in enumerate(lookups):
             if not keys:
@@ -225,14 +236,20 @@ class SnapshotReaders:
 
 
 def warm_indexes_ahead(conn: psycopg.Connection, lookups: Sequence[tuple[str, str, str, Sequence[Any]]],
-                       at_least: int) -> None:
+                       at_least: int) -> bool:
     """SnapshotReaders.warm_indexes on readers opened for it, when ``lookups`` hold at least
     ``at_least`` keys: below that, opening the readers costs more than the waits they would
-    overlap. Only in a transaction that holds no lock the readers would wait for (a TRUNCATE
-    or DDL of a table they read: it would wait on them while they wait on it)."""
-    if sum(len(keys) for *_, keys in lookups) >= at_least:
-        with SnapshotReaders(conn) as readers:
+    overlap. Whether it read ahead: not where a table it reads stayed locked against the
+    readers (READ_AHEAD_LOCK_TIMEOUT), and the writes then read their pages themselves."""
+    if sum(len(keys) for *_, keys in lookups) < at_least:
+        return False
+    with SnapshotReaders(conn) as readers:
+        try:
             readers.warm_indexes(lookups)
+        except psycopg.errors.LockNotAvailable as e:
+            log.info("read-ahead skipped: %s", e.diag.message_primary)
+            return False
+    return True
 
 
 def fetch_keys(conn: psycopg.Connection, query: str | sql.Composable, params: dict[str, Any], split: Sequence[str],

@@ -62,8 +62,8 @@ def _warm_upstream_id_indexes(conn: psycopg.Connection, d: Derived) -> None:
 
 def write_derived(conn: psycopg.Connection, d: Derived, warm: bool = False) -> None:
     """Upsert what was derived. ``warm``: read the id index pages ahead first
-    (_warm_upstream_id_indexes), only where the transaction holds no lock the readers would
-    wait for (a fetch's; not a rebuild's, which truncated the tables first)."""
+    (_warm_upstream_id_indexes): a fetch's transaction, not a rebuild's, which truncated the
+    tables first (its readers would only wait out db.READ_AHEAD_LOCK_TIMEOUT and give up)."""
     if warm:
         _warm_upstream_id_indexes(conn, d)
     db.upsert_rows(conn, "wove.s2_papers", rows.S2_PAPER_COLUMNS, d.s2_papers.values(), key=("arxiv_id",),
