@@ -142,7 +142,7 @@ class SnapshotReaders:
     the waits overlap. The readers only read, and only what the transaction saw when they
     were opened: use them before the transaction writes what they would read."""
 
-    def __init__(self, conn: psycopg.Connection, n: int = READERS):
+    def __init__(self, conn: psycopg.Connection, n: int = READERS, lock_timeout: str | None = None):
         if conn.info.transaction_status != psycopg.pq.TransactionStatus.INTRANS:
             raise RuntimeError("SnapshotReaders needs a connection inside a transaction")
         # a setting is a connection's own: the readers price a random read as the transaction
@@ -159,6 +159,8 @@ class SnapshotReaders:
                 reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 reader.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)))
                 reader.execute("SELECT set_config('random_page_cost', %s, true)", (random_page_cost,))
+                if lock_timeout:  # (a read-ahead's readers: warm_indexes_ahead)
+                    reader.execute("SELECT set_config('lock_timeout', %s, true)", (lock_timeout,))
         except BaseException:
             self.close()
             raise
@@ -194,11 +196,7 @@ class SnapshotReaders:
         together, those pages are in memory when the write comes. One probe a key: in a
         B-tree the last entry of the key (where an entry with a newer row goes), answered from
         the index alone where the table's pages are all visible; in a GIN index the rows holding
-        the element (an upstream id's: one researcher's), whose pages the write updates.
-        A lock on a table they read held past READ_AHEAD_LOCK_TIMEOUT raises LockNotAvailable
-        (and aborts the readers' transactions)."""
-        for reader in self.readers:
-            reader.execute("SELECT set_config('lock_timeout', %s, true)", (READ_AHEAD_LOCK_TIMEOUT,))
+        the element (an upstream id's: one researcher's), whose pages the write updates."""
         parts, params = [], {}
         for i, (table, column, key_type, keys) in enumerate(lookups):
             if not keys:
@@ -243,7 +241,7 @@ def warm_indexes_ahead(conn: psycopg.Connection, lookups: Sequence[tuple[str, st
     readers (READ_AHEAD_LOCK_TIMEOUT), and the writes then read their pages themselves."""
     if sum(len(keys) for *_, keys in lookups) < at_least:
         return False
-    with SnapshotReaders(conn) as readers:
+    with SnapshotReaders(conn, lock_timeout=READ_AHEAD_LOCK_TIMEOUT) as readers:
         try:
             readers.warm_indexes(lookups)
         except psycopg.errors.LockNotAvailable as e:

@@ -25,7 +25,7 @@ LATEST_LIMIT = 100
 # Autovacuum is started by dead rows, not inserts (-1): PostgreSQL 18 counts inserts against a table's
 # unfrozen part only, so on a big frozen archive every publish's inserts started one, which scanned the
 # whole indexes for the day's deleted rows (a day's cost growing with the archive); by dead rows (20% of
-# the table) it comes as much less often as the table is bigger: the same cost a day, amortized.
+# the table) one comes the less often the bigger the table: amortized, the same cost a day.
 STORAGE = "WITH (toast_tuple_target = 8160, autovacuum_vacuum_insert_threshold = -1)"
 
 # Tables in build order (the Parquet export writes these, in this order).
