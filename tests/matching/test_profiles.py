@@ -97,6 +97,26 @@ def test_representatives_are_bounded_weighted_and_cover_the_variety():
     assert p.last_year == 2020 and p.first_year == 2000
 
 
+def test_a_full_name_held_by_many_profiles_selects_none_of_them():
+    """In a crowded block, a full name that more than NAME_POSTING profiles hold selects none
+    of them (the tie rule's two oldest namesakes were arbitrary); held by fewer it selects;
+    a shared co-author selects whatever the name does."""
+    from wove_pipeline.matching.assignment import MatchConfig
+    from wove_pipeline.matching.profile_assign import NAME_POSTING, bounded_candidates
+    from wove_pipeline.matching.profiles import identifying_tokens
+
+    m = _mention(1, coauthors=["j li"])
+    tokens = identifying_tokens(m)
+    name = next(t for t in tokens if "|n:" in t)
+    coauthor = next(t for t in tokens if "|c:" in t)
+    cfg = MatchConfig(profile_candidates=2)
+    few, many = {name: list(range(NAME_POSTING))}, {name: list(range(NAME_POSTING + 1))}
+    assert bounded_candidates([m], few, cfg) == {m.mention_id: {0, 1}}
+    assert bounded_candidates([m], many, cfg) == {m.mention_id: set()}
+    assert bounded_candidates([m], {**many, coauthor: [40]}, cfg) == {m.mention_id: {40}}
+    assert bounded_candidates([m], {**few, coauthor: [5]}, cfg) == {m.mention_id: {5, 0}}
+
+
 def test_a_candidate_is_scored_by_its_heaviest_representatives_of_the_block():
     from wove_pipeline.matching.assignment import MatchConfig
     from wove_pipeline.matching.profile_assign import scored_representatives
