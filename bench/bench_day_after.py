@@ -79,7 +79,7 @@ CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig
         " metrics by who moved, states joined whole, products over used columns,"
         " sorts in memory, links patched by position, reads split among readers, unread indexes dropped,"
         " group pairs over their own groups, readers and metrics priced by key, totals from kept counts,"
-        " bridges by the group model alone")
+        " bridges by the group model alone, full names of many namesakes select none")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
 # ... at institutions of each copy's own, their papers' text counts in a vocabulary of each
