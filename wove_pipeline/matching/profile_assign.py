@@ -83,7 +83,7 @@ NAME_POSTING = 8
 
 
 def _posting_cap(token: str) -> int:
-    return NAME_POSTING if token.partition("|")[2].startswith("n:") else TOKEN_POSTING
+    return min(NAME_POSTING, TOKEN_POSTING) if token.partition("|")[2].startswith("n:") else TOKEN_POSTING
 
 
 def bounded_candidates(mentions: Iterable[Mention], postings: Mapping[str, Sequence[int]],
