@@ -77,8 +77,9 @@ def crowded(new_mentions: Iterable[Mention], block_profiles: Mapping[str, int], 
 # A full name held by more profiles than this selects none of them. Namesakes the name alone
 # cannot tell apart: in a crowded block of a big archive "y wang|n:yi wang" is held by dozens,
 # and the tie rule made the two oldest the candidates of a position that shares nothing else
-# with any, their representatives read and scored for nothing (28% of the positions the day
-# after 1,000,000 papers loaded). Its co-author, affiliation and upstream-id tokens still select.
+# with any, their representatives read and scored for nothing (a fifth to a quarter of the
+# positions a day at 1,000,000 papers loaded). Its co-author, affiliation and upstream-id tokens
+# still select.
 NAME_POSTING = 8
 
 
