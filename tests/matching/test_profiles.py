@@ -103,11 +103,12 @@ def test_a_full_name_held_by_many_profiles_selects_none_of_them():
     a shared co-author selects whatever the name does."""
     from wove_pipeline.matching.assignment import MatchConfig
     from wove_pipeline.matching.profile_assign import NAME_POSTING, bounded_candidates
-    from wove_pipeline.matching.profiles import identifying_tokens
+    from wove_pipeline.matching.profiles import identifying_tokens, is_name_token
 
     m = _mention(1, coauthors=["j li"])
     tokens = identifying_tokens(m)
-    name = next(t for t in tokens if "|n:" in t)
+    assert [t for t in tokens if is_name_token(t)] == [m.block + "|n:" + m.name.key]
+    name = next(t for t in tokens if is_name_token(t))
     coauthor = next(t for t in tokens if "|c:" in t)
     cfg = MatchConfig(profile_candidates=2)
     few, many = {name: list(range(NAME_POSTING))}, {name: list(range(NAME_POSTING + 1))}

@@ -21,8 +21,9 @@ What changes is where the evidence comes from:
   profile's name-form counts, as if every member were loaded;
 * **in a crowded block** (more profiles than ``MatchConfig.profile_candidates``), a new
   mention's candidates are the ``profile_candidates`` profiles sharing the most identifying
-  tokens with it (its full name, a co-author key, an affiliation, an upstream id:
-  ``bounded_candidates``), as in the full re-match's big blocks (big_block.py), so
+  tokens with it (its full name where at most ``NAME_POSTING`` profiles hold it, a co-author
+  key, an affiliation, an upstream id: ``bounded_candidates``), as in the full re-match's
+  big blocks (big_block.py, which lets a full name select up to TOKEN_POSTING), so
   that what a day reads and scores does not grow with the block; a profile sharing none
   could only be joined by name and text, which in a block this crowded is below the
   threshold;
@@ -47,7 +48,7 @@ from .mentions import Mention, normalize_orcid
 from .model import score_pairs
 from .names import Name, name_evidence, names_compatible
 from .overrides import Overrides
-from .profiles import Profile, Representative, build_profile, form_name, identifying_tokens
+from .profiles import Profile, Representative, build_profile, form_name, identifying_tokens, is_name_token
 from .scoring import (
     BlockNames,
     block_names,
@@ -84,7 +85,7 @@ NAME_POSTING = 8
 
 
 def _posting_cap(token: str) -> int:
-    return min(NAME_POSTING, TOKEN_POSTING) if token.partition("|")[2].startswith("n:") else TOKEN_POSTING
+    return min(NAME_POSTING, TOKEN_POSTING) if is_name_token(token) else TOKEN_POSTING
 
 
 def bounded_candidates(mentions: Iterable[Mention], postings: Mapping[str, Sequence[int]],

@@ -81,11 +81,19 @@ def identifying_tokens(m: Mention) -> set[str]:
     """What finds a mention's candidate profiles in a crowded name block
     (profile_assign.bounded_candidates): its full name, co-author keys, affiliations and
     upstream ids, each qualified by its name block ("y wang|c:j li")."""
-    toks = {"n:" + m.name.key}
+    toks = {_NAME + m.name.key}
     toks.update("c:" + k for k in m.coauthor_keys)
     toks.update(_affiliation_token(a) for a in m.affiliations if a)
     toks.update(_id_tokens([m.s2_author_id], [m.openalex_author_id], [normalize_orcid(m.orcid)]))
     return {m.block + "|" + t for t in toks}
+
+
+_NAME = "n:"  # an identifying token's kind: the full name ("y wang|n:yi wang")
+
+
+def is_name_token(token: str) -> bool:
+    """An identifying token (block-qualified) that is a full name."""
+    return token.partition("|")[2].startswith(_NAME)
 
 
 def _affiliation_token(a: str) -> str:
@@ -140,7 +148,7 @@ class Profile:
         names = {form_name(f) for f in self.name_forms}
         rest = {"c:" + k for k in self.coauthors} | {_affiliation_token(a) for a in self.affiliations if a}
         rest |= _id_tokens(self.s2_ids, self.openalex_ids, self.orcids)
-        toks = {n.block + "|n:" + n.key for n in names}
+        toks = {n.block + "|" + _NAME + n.key for n in names}
         toks.update(b + "|" + t for b in {n.block for n in names} for t in rest)
         return sorted(toks)
 
