@@ -459,8 +459,8 @@ def drop_page_cache() -> None:
 
 
 AUTOVACUUM_WORKERS_SQL = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'"
-AUTOVACUUMS_SQL = ("SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables"
-                   " WHERE schemaname IN ('wove', 'serving')")
+SWEEPS_SQL = ("SELECT relname, autovacuum_count, autoanalyze_count FROM pg_stat_user_tables"
+              " WHERE schemaname IN ('wove', 'serving')")
 
 
 def settle_autovacuum(conn, quiet_s: float = 5.0, limit_s: float = 900.0) -> dict:
@@ -470,9 +470,12 @@ def settle_autovacuum(conn, quiet_s: float = 5.0, limit_s: float = 900.0) -> dic
     it swept inside THE day, and only on a small archive, whose tables the days before fill
     past autovacuum's thresholds: 15-18 wove tables in each 10k day of two runs, none in a
     day of another run of the same code: a cost of the bench's timing, not of the day's work.
-    Returns the seconds and the sweeps meanwhile (a table vacuumed, a table analyzed)."""
-    conn.execute("SELECT pg_stat_force_next_flush()")
-    before = conn.execute(AUTOVACUUMS_SQL).fetchone()[0]
+    Returns the seconds, what the disk read meanwhile and the tables vacuumed (v) or analyzed (a)."""
+    def sweeps():
+        conn.execute("SELECT pg_stat_force_next_flush()")
+        return {t: (v, a) for t, v, a in conn.execute(SWEEPS_SQL)}
+
+    before, disk = sweeps(), disk_io()
     conn.execute("ALTER SYSTEM SET autovacuum_naptime = 1")
     conn.execute("SELECT pg_reload_conf()")
     t0 = quiet_since = time.monotonic()
@@ -484,8 +487,11 @@ def settle_autovacuum(conn, quiet_s: float = 5.0, limit_s: float = 900.0) -> dic
     finally:
         conn.execute("ALTER SYSTEM RESET autovacuum_naptime")
         conn.execute("SELECT pg_reload_conf()")
-    conn.execute("SELECT pg_stat_force_next_flush()")
-    return {"s": round(time.monotonic() - t0, 1), "sweeps": conn.execute(AUTOVACUUMS_SQL).fetchone()[0] - before}
+    seconds, after = time.monotonic() - t0, sweeps()
+    swept = {t: "v" * (v - before.get(t, (0, 0))[0]) + "a" * (a - before.get(t, (0, 0))[1])
+             for t, (v, a) in after.items()}
+    return {"s": round(seconds, 1), "disk": disk_io_between(disk, disk_io()),
+            "swept": {t: k for t, k in sorted(swept.items()) if k}}
 
 
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
@@ -564,8 +570,8 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
         if days_before:
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
                 fig["settled"] = settle_autovacuum(conn)
-            log(f" autovacuum settled after the days before: {fig['settled']['sweeps']} sweeps"
-                f" in {fig['settled']['s']:.0f} s, untimed")
+            log(f" autovacuum settled after the days before in {fig['settled']['s']:.0f} s, untimed:"
+                f" {fig['settled']['swept']}")
         if override:
             with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
                 fig["override"] = break_an_override(conn)
