@@ -23,8 +23,9 @@ What changes is where the evidence comes from:
   mention's candidates are the ``profile_candidates`` profiles sharing the most identifying
   tokens with it (its full name where at most ``NAME_POSTING`` profiles hold it, a co-author
   key, an affiliation, an upstream id: ``bounded_candidates``), as in the full re-match's
-  big blocks (big_block.py, which lets a full name select up to TOKEN_POSTING), so
-  that what a day reads and scores does not grow with the block; a profile sharing none
+  big blocks (big_block.token_matrix, where a full name selects none at all: those blocks
+  hold thousands of mentions), so that what a day reads and scores does not grow with the
+  block; a profile sharing none
   could only be joined by name and text, which in a block this crowded is below the
   threshold;
 * **across blocks**, identical upstream ids (an ORCID, or an S2 and an OpenAlex author id
