@@ -79,9 +79,8 @@ CODE = (f"{MatchConfig().profile_candidates} candidates a position, {MatchConfig
         " metrics by who moved, states joined whole, products over used columns,"
         " sorts in memory, links patched by position, reads split among readers, unread indexes dropped,"
         " group pairs over their own groups, readers and metrics priced by key, totals from kept counts,"
-        " bridges by the group model alone, full names of many namesakes select none")
-# ... the days before THE day swept by autovacuum before it (settle_autovacuum), as between two days
-SETTLED = ", autovacuum settled before"
+        " bridges by the group model alone, full names of many namesakes select none,"
+        " autovacuum between days")
 # an archive grown by copies that are other people (bench/archive_people.py), not twins
 OTHER_PEOPLE = ", copies other people"
 # ... at institutions of each copy's own, their papers' text counts in a vocabulary of each
@@ -114,7 +113,7 @@ FILE_TAG = {_EIGHT: "8-candidates", _EIGHT + OTHER_PEOPLE: "8-candidates-other-p
 
 def _code(people: str, days_before: int = 0, override: bool = False, read_ahead: int | None = None) -> str:
     return (CODE + (OTHER_PEOPLE + OWN_WORDS if people == "other" else "") + _days_before_text(days_before, AFTER_A_DAY,
-            AFTER_DAYS.format(days_before)) + (SETTLED if days_before else "") + (WITH_OVERRIDE if override else "")
+            AFTER_DAYS.format(days_before)) + (WITH_OVERRIDE if override else "")
             + (READ_AHEAD.format(read_ahead) if read_ahead is not None else ""))
 
 
@@ -459,25 +458,32 @@ def drop_page_cache() -> None:
 
 
 AUTOVACUUM_WORKERS_SQL = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'"
-SWEEPS_SQL = ("SELECT relname, autovacuum_count, autoanalyze_count FROM pg_stat_user_tables"
-              " WHERE schemaname IN ('wove', 'serving')")
+SWEEPS_SQL = ("SELECT CASE WHEN schemaname = 'wove' THEN relname ELSE schemaname || '.' || relname END,"
+              " autovacuum_count, autoanalyze_count FROM pg_stat_user_tables WHERE schemaname IN ('wove', 'serving')")
+
+
+def set_server(conn, setting: str, value: str | None) -> None:
+    """A server setting (``value`` None: its default again), in force at once."""
+    from psycopg import sql
+
+    if value is None:
+        conn.execute(sql.SQL("ALTER SYSTEM RESET {}").format(sql.Identifier(setting)))
+    else:
+        conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(setting), sql.Literal(value)))
+    conn.execute("SELECT pg_reload_conf()")
 
 
 def settle_autovacuum(conn, quiet_s: float = 5.0, limit_s: float = 900.0) -> dict:
-    """Let autovacuum sweep what the days before THE day changed, as it does in the hours
-    between two days, before THE day starts (untimed): its launcher looks every second
-    meanwhile, and the sweep is over once no worker has run for ``quiet_s``. Left to itself,
-    it swept inside THE day, and only on a small archive, whose tables the days before fill
-    past autovacuum's thresholds: 15-18 wove tables in each 10k day of two runs, none in a
-    day of another run of the same code: a cost of the bench's timing, not of the day's work.
-    Returns the seconds, what the disk read meanwhile and the tables vacuumed (v) or analyzed (a)."""
+    """Let autovacuum sweep what the days changed, as it does in the hours between two days
+    (untimed): its launcher looks every second meanwhile, and the sweep is over once no
+    worker has run for ``quiet_s``. Returns the seconds, what the disk read meanwhile and the
+    tables vacuumed (v) or analyzed (a)."""
     def sweeps():
         conn.execute("SELECT pg_stat_force_next_flush()")
         return {t: (v, a) for t, v, a in conn.execute(SWEEPS_SQL)}
 
     before, disk = sweeps(), disk_io()
-    conn.execute("ALTER SYSTEM SET autovacuum_naptime = 1")
-    conn.execute("SELECT pg_reload_conf()")
+    set_server(conn, "autovacuum_naptime", "1")
     t0 = quiet_since = time.monotonic()
     try:
         while time.monotonic() - quiet_since < quiet_s and time.monotonic() - t0 < limit_s:
@@ -485,13 +491,36 @@ def settle_autovacuum(conn, quiet_s: float = 5.0, limit_s: float = 900.0) -> dic
             if conn.execute(AUTOVACUUM_WORKERS_SQL).fetchone()[0]:
                 quiet_since = time.monotonic()
     finally:
-        conn.execute("ALTER SYSTEM RESET autovacuum_naptime")
-        conn.execute("SELECT pg_reload_conf()")
+        set_server(conn, "autovacuum_naptime", None)
     seconds, after = time.monotonic() - t0, sweeps()
     swept = {t: "v" * (v - before.get(t, (0, 0))[0]) + "a" * (a - before.get(t, (0, 0))[1])
              for t, (v, a) in after.items()}
     return {"s": round(seconds, 1), "disk": disk_io_between(disk, disk_io()),
             "swept": {t: k for t, k in sorted(swept.items()) if k}}
+
+
+@contextlib.contextmanager
+def autovacuum_between_days(url: str, fig: dict, log):
+    """THE day with autovacuum held off, swept before and after it (settle_autovacuum): as
+    between two days 24 hours apart. Left to itself, autovacuum swept inside THE day where a
+    day's writes pass its thresholds, which on a small archive they do and on a big one they
+    do not: 15-18 wove tables in each 10k day of two runs, none in another run of the same
+    code, none of them at 1,000,000 -- the bench's timing, not the day's work. What it sweeps
+    after the day is recorded beside the day (``swept_after``)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        fig["settled"] = settle_autovacuum(conn)
+        log(f" autovacuum swept the days before in {fig['settled']['s']:.0f} s, untimed: {fig['settled']['swept']}")
+        set_server(conn, "autovacuum", "off")
+    try:
+        yield
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            set_server(conn, "autovacuum", None)
+    with psycopg.connect(url, autocommit=True) as conn:
+        fig["swept_after"] = settle_autovacuum(conn)
+    log(f" autovacuum swept THE day after it in {fig['swept_after']['s']:.0f} s, untimed: {fig['swept_after']['swept']}")
 
 
 def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, sample: bool = False,
@@ -567,48 +596,44 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
             fig.setdefault("days_before_run", []).append(
                 {"date": before.isoformat(), "daily_wall": ran[0].wall, "publish_wall": ran[1].wall})
             log(f" the day before ({before}) in {ran[0].wall + ran[1].wall:.0f} s, untimed")
-        if days_before:
-            with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-                fig["settled"] = settle_autovacuum(conn)
-            log(f" autovacuum settled after the days before in {fig['settled']['s']:.0f} s, untimed:"
-                f" {fig['settled']['swept']}")
-        if override:
-            with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-                fig["override"] = break_an_override(conn)
-            log(f" a forced split the links break: {fig['override']}")
-        # THE day at --read-ahead-kb, the days before at the machine's own
-        with disks_read_ahead(read_ahead, fig):
-            load = load_average()
-            with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
-                writes = _writes(conn)
-            disk = disk_io()
-            guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
-            fig["phase"] = "daily run"
-            daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
-            fig["phase"] = "publish"
-            fig["day"].update({"daily_wall": daily.wall, "daily_steps": daily.steps, "load_before": load})
-            fig["status"] = "daily done, publish running"
-            path.write_text(json.dumps(fig, indent=1, default=str))
-            if sample:
-                with _Sampler() as sampler:
+        with autovacuum_between_days(be.env.urls.serving, fig, log):
+            if override:
+                with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
+                    fig["override"] = break_an_override(conn)
+                log(f" a forced split the links break: {fig['override']}")
+            # THE day at --read-ahead-kb, the days before at the machine's own
+            with disks_read_ahead(read_ahead, fig):
+                load = load_average()
+                with psycopg.connect(be.env.urls.serving, autocommit=True) as conn:
+                    writes = _writes(conn)
+                disk = disk_io()
+                guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
+                fig["phase"] = "daily run"
+                daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
+                fig["phase"] = "publish"
+                fig["day"].update({"daily_wall": daily.wall, "daily_steps": daily.steps, "load_before": load})
+                fig["status"] = "daily done, publish running"
+                path.write_text(json.dumps(fig, indent=1, default=str))
+                if sample:
+                    with _Sampler() as sampler:
+                        publish = run_job("real", "bench_publish", be.instance)
+                    fig["publish_profile"] = sampler.summary()
+                else:
                     publish = run_job("real", "bench_publish", be.instance)
-                fig["publish_profile"] = sampler.summary()
-            else:
-                publish = run_job("real", "bench_publish", be.instance)
-            md = {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str, dict))} for k, v in publish.metadata.items()}
-            fig["day"].update({"daily_wall": daily.wall, "publish_wall": publish.wall, "steps": {**daily.steps, **publish.steps},
-                               "rows": {**daily.rows, **publish.rows}, "researchers": md.get("researchers", {}),
-                               "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
-                               "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
-            guard.__exit__()
-            fig["day"]["disk"] = disk_io_between(disk, disk_io())
-            fig["day"]["read_ahead_kb"] = read_ahead_kb()
-        fig["rss_peak_mib"] = _rss_mib()
-        with psycopg.connect(be.env.urls.serving) as conn:
-            # (before the bench's own checks of the day, which scan)
-            fig["day"]["writes"] = _writes_between(writes, _writes(conn))
-            fig["day"]["served"] = _day_served(conn, day)
-            fig["day"]["decisions"] = _day_decisions(conn, truth)
+                md = {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str, dict))} for k, v in publish.metadata.items()}
+                fig["day"].update({"daily_wall": daily.wall, "publish_wall": publish.wall, "steps": {**daily.steps, **publish.steps},
+                                   "rows": {**daily.rows, **publish.rows}, "researchers": md.get("researchers", {}),
+                                   "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
+                                   "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
+                guard.__exit__()
+                fig["day"]["disk"] = disk_io_between(disk, disk_io())
+                fig["day"]["read_ahead_kb"] = read_ahead_kb()
+            fig["rss_peak_mib"] = _rss_mib()
+            with psycopg.connect(be.env.urls.serving) as conn:
+                # (before the bench's own checks of the day, which scan)
+                fig["day"]["writes"] = _writes_between(writes, _writes(conn))
+                fig["day"]["served"] = _day_served(conn, day)
+                fig["day"]["decisions"] = _day_decisions(conn, truth)
     fig["status"] = "done"
     path.write_text(json.dumps(fig, indent=1, default=str))
     d = fig["day"]
