@@ -506,11 +506,11 @@ def settle_autovacuum(conn, quiet_s: float = 5.0, limit_s: float = 900.0) -> dic
 @contextlib.contextmanager
 def autovacuum_between_days(url: str, fig: dict, log):
     """THE day with autovacuum held off, swept before and after it (settle_autovacuum): as
-    between two days 24 hours apart. Left to itself, autovacuum swept inside THE day where a
-    day's writes pass its thresholds, which on a small archive they do and on a big one they
-    do not: 15-18 wove tables in each 10k day of two runs, none in another run of the same
-    code, none of them at 1,000,000 -- the bench's timing, not the day's work. What it sweeps
-    after the day is recorded beside the day (``swept_after``)."""
+    between two days 24 hours apart. Left to itself, autovacuum swept a table once a day's
+    writes passed its thresholds, inside THE day or not by chance of timing (in two runs 15-18
+    wove tables inside each 10k day and 8 inside the 1,000,000 day, in a third none on any
+    side): the bench's timing, not the day's work. What it sweeps after the day is recorded
+    beside the day (``swept_after``)."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
