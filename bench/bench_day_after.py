@@ -42,9 +42,8 @@ cache), where ``--after-a-day`` is one restarted the day before. ``--read-ahead-
 THE day with the disks' read-ahead at KB (root), the days before at the machine's own. As
 between two days, autovacuum sweeps what the days before changed before THE day starts, is
 held off during it and sweeps what it changed after it (untimed, recorded beside the day:
-``autovacuum_between_days``): a day's own sweeps do not run inside it on one archive and not on
-another by chance of timing. A day's
-figures hold what it read from the disk itself (/proc/diskstats) beside the pages PostgreSQL
+``autovacuum_between_days``), so that no day has sweeps inside it that another day, by chance
+of timing, has not. A day's figures hold what it read from the disk itself (/proc/diskstats) beside the pages PostgreSQL
 read into its buffers (page-cache hits among them). Lines
 ``day after N papers: S s (R x the 10k day)`` go to RESULTS.md with a per-stage table.
 """

@@ -25,9 +25,8 @@ What changes is where the evidence comes from:
   key, an affiliation, an upstream id: ``bounded_candidates``), as in the full re-match's
   big blocks (big_block.token_matrix, where a full name selects none at all: those blocks
   hold thousands of mentions), so that what a day reads and scores does not grow with the
-  block; a profile sharing none
-  could only be joined by name and text, which in a block this crowded is below the
-  threshold;
+  block; a profile sharing none could only be joined by name and text, which in a block
+  this crowded is below the threshold;
 * **across blocks**, identical upstream ids (an ORCID, or an S2 and an OpenAlex author id
   on one mention) join a new mention's profile to an existing one of another block with a
   compatible name (``cross_block.join_by_upstream_ids``'s rule), the candidates found by
