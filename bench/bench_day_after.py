@@ -43,8 +43,8 @@ THE day with the disks' read-ahead at KB (root), the days before at the machine'
 between two days, autovacuum sweeps what the days before changed before THE day starts, is
 held off during it and sweeps what it changed after it (untimed, recorded beside the day:
 ``autovacuum_between_days``), so that no day has sweeps inside it that another day, by chance
-of timing, has not. A day's figures hold what it read from the disk itself (/proc/diskstats) beside the pages PostgreSQL
-read into its buffers (page-cache hits among them). Lines
+of timing, has not. A day's figures hold what it read from the disk itself (/proc/diskstats)
+beside the pages PostgreSQL read into its buffers (page-cache hits among them). Lines
 ``day after N papers: S s (R x the 10k day)`` go to RESULTS.md with a per-stage table.
 """
 
