@@ -174,6 +174,55 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+# What the server's processes of this database are doing: a transaction's backends (waiting on
+# a read, a lock, the WAL, or on the client: ClientRead, Python's share), and the processes that
+# read and write for them (I/O workers, WAL writer, checkpointer), leaving out their idle waits.
+SERVER_WAITS_SQL = """
+SELECT backend_type, coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running')
+FROM pg_stat_activity
+WHERE pid <> pg_backend_pid() AND (datname = current_database() OR datname IS NULL)
+  AND CASE WHEN backend_type = 'client backend' THEN state NOT IN ('idle', 'disabled')
+           ELSE coalesce(wait_event_type, 'CPU') <> 'Activity' END
+"""
+
+
+class _ServerWaits:
+    """pg_stat_activity sampled every ``every_s`` through THE day: seconds (samples x
+    interval, summed over processes) by process kind and wait. Where a day's server time
+    goes as the archive grows: waits on reads, on the WAL, on locks, on the client."""
+
+    def __init__(self, url: str, every_s: float = 0.05):
+        import threading
+
+        self.url, self.every_s, self.samples = url, every_s, 0
+        self.counts: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            while not self._stop.wait(self.every_s):
+                self.samples += 1
+                for kind, wait_type, wait in conn.execute(SERVER_WAITS_SQL):
+                    key = f"{kind}: {wait_type}/{wait}"
+                    self.counts[key] = self.counts.get(key, 0) + 1
+
+    def __enter__(self) -> "_ServerWaits":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self, top: int = 30) -> dict:
+        s = self.every_s
+        return {"seconds": round(self.samples * s, 1),
+                "waits_s": {k: round(v * s, 2) for k, v in sorted(self.counts.items(), key=lambda kv: -kv[1])[:top]}}
+
+
 class _Sampler:
     """A low-rate stack sampler of the main thread (--sample): where a run's Python time goes,
     by wove function (inclusive and innermost), without a tracing profiler's overhead."""
@@ -611,6 +660,7 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                     writes = _writes(conn)
                 disk = disk_io()
                 guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
+                waits = _ServerWaits(be.env.urls.serving).__enter__()
                 fig["phase"] = "daily run"
                 daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
                 fig["phase"] = "publish"
@@ -629,6 +679,8 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                                    "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
                                    "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
                 guard.__exit__()
+                waits.__exit__()
+                fig["day"]["server_waits"] = waits.summary()
                 fig["day"]["disk"] = disk_io_between(disk, disk_io())
                 fig["day"]["read_ahead_kb"] = read_ahead_kb()
             fig["rss_peak_mib"] = _rss_mib()
