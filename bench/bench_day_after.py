@@ -174,22 +174,23 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-# What the server's processes of this database are doing: a transaction's backends (waiting on
-# a read, a lock, the WAL, or on the client: ClientRead, Python's share), and the processes that
-# read and write for them (I/O workers, WAL writer, checkpointer), leaving out their idle waits.
+# What the server's processes of this database are doing: its backends and the processes that
+# read and write for them (I/O workers, WAL writer, checkpointer) running or waiting on a read,
+# the WAL, a lock; not their idle waits, nor a backend's wait for its client (the snapshot
+# readers wait so between their shares, a checkpoint paces its writes by a timeout).
 SERVER_WAITS_SQL = """
 SELECT backend_type, coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running')
 FROM pg_stat_activity
 WHERE pid <> pg_backend_pid() AND (datname = current_database() OR datname IS NULL)
-  AND CASE WHEN backend_type = 'client backend' THEN state NOT IN ('idle', 'disabled')
-           ELSE coalesce(wait_event_type, 'CPU') <> 'Activity' END
+  AND coalesce(wait_event_type, 'CPU') NOT IN ('Activity', 'Client', 'Timeout')
+  AND coalesce(state, 'active') NOT IN ('idle', 'disabled')
 """
 
 
 class _ServerWaits:
     """pg_stat_activity sampled every ``every_s`` through THE day: seconds (samples x
     interval, summed over processes) by process kind and wait. Where a day's server time
-    goes as the archive grows: waits on reads, on the WAL, on locks, on the client."""
+    goes as the archive grows: running, or waiting on reads, on the WAL, on locks."""
 
     def __init__(self, url: str, every_s: float = 0.05):
         import threading
