@@ -187,36 +187,54 @@ WHERE pid <> pg_backend_pid() AND (datname = current_database() OR datname IS NU
 """
 
 
-class _ServerWaits:
-    """pg_stat_activity sampled every ``every_s`` through THE day: seconds (samples x
-    interval, summed over processes) by process kind and wait. Where a day's server time
-    goes as the archive grows: running, or waiting on reads, on the WAL, on locks."""
+class _Every:
+    """A daemon thread that calls ``tick`` every ``every_s`` seconds while its with block runs,
+    counting the calls (a sampler's seconds: samples x interval)."""
 
-    def __init__(self, url: str, every_s: float = 0.05):
+    def __init__(self, every_s: float):
         import threading
 
-        self.url, self.every_s, self.samples = url, every_s, 0
-        self.counts: dict[str, int] = {}
+        self.every_s, self.samples = every_s, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        import psycopg
+        while not self._stop.wait(self.every_s):
+            self.samples += 1
+            self.tick()
 
-        with psycopg.connect(self.url, autocommit=True) as conn:
-            while not self._stop.wait(self.every_s):
-                self.samples += 1
-                for kind, wait_type, wait in conn.execute(SERVER_WAITS_SQL):
-                    key = f"{kind}: {wait_type}/{wait}"
-                    self.counts[key] = self.counts.get(key, 0) + 1
+    def tick(self) -> None:
+        raise NotImplementedError
 
-    def __enter__(self) -> "_ServerWaits":
+    def __enter__(self):
         self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join()
+
+
+class _ServerWaits(_Every):
+    """pg_stat_activity sampled every ``every_s`` through THE day: seconds (samples x
+    interval, summed over processes) by process kind and wait. Where a day's server time
+    goes as the archive grows: running, or waiting on reads, on the WAL, on locks."""
+
+    def __init__(self, url: str, every_s: float = 0.05):
+        super().__init__(every_s)
+        self.url, self.conn = url, None
+        self.counts: dict[str, int] = {}
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as self.conn:
+            super()._run()
+
+    def tick(self) -> None:
+        for kind, wait_type, wait in self.conn.execute(SERVER_WAITS_SQL):
+            key = f"{kind}: {wait_type}/{wait}"
+            self.counts[key] = self.counts.get(key, 0) + 1
 
     def summary(self, top: int = 30) -> dict:
         s = self.every_s
@@ -224,47 +242,35 @@ class _ServerWaits:
                 "waits_s": {k: round(v * s, 2) for k, v in sorted(self.counts.items(), key=lambda kv: -kv[1])[:top]}}
 
 
-class _Sampler:
+class _Sampler(_Every):
     """A low-rate stack sampler of the main thread (--sample): where a run's Python time goes,
     by wove function (inclusive and innermost), without a tracing profiler's overhead."""
 
     def __init__(self, every_s: float = 0.01):
         import threading
 
-        self.every_s, self.main = every_s, threading.main_thread().ident
+        super().__init__(every_s)
+        self.main = threading.main_thread().ident
         self.inclusive: dict[str, int] = {}
         self.inner: dict[str, int] = {}
         self.inner_line: dict[str, int] = {}  # the innermost wove line: which statement of a hot function
-        self.samples = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.every_s):
-            frame = sys._current_frames().get(self.main)
-            names, inner, line = [], None, None
-            while frame is not None:
-                code = frame.f_code
-                if "wove_pipeline" in code.co_filename:
-                    name = f"{Path(code.co_filename).stem}.{code.co_name}"
-                    names.append(name)
-                    inner = inner or name
-                    line = line or f"{name}:{frame.f_lineno}"
-                frame = frame.f_back
-            self.samples += 1
-            for name in set(names):
-                self.inclusive[name] = self.inclusive.get(name, 0) + 1
-            if inner:
-                self.inner[inner] = self.inner.get(inner, 0) + 1
-                self.inner_line[line] = self.inner_line.get(line, 0) + 1
-
-    def __enter__(self) -> "_Sampler":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
+    def tick(self) -> None:
+        frame = sys._current_frames().get(self.main)
+        names, inner, line = [], None, None
+        while frame is not None:
+            code = frame.f_code
+            if "wove_pipeline" in code.co_filename:
+                name = f"{Path(code.co_filename).stem}.{code.co_name}"
+                names.append(name)
+                inner = inner or name
+                line = line or f"{name}:{frame.f_lineno}"
+            frame = frame.f_back
+        for name in set(names):
+            self.inclusive[name] = self.inclusive.get(name, 0) + 1
+        if inner:
+            self.inner[inner] = self.inner.get(inner, 0) + 1
+            self.inner_line[line] = self.inner_line.get(line, 0) + 1
 
     def summary(self, top: int = 40) -> dict:
         s = self.every_s
