@@ -1284,4 +1284,20 @@ grows with the archive, which wal_compression would shrink (not tried). The matc
 1,000,000 is mostly the reading (PostgreSQL CPU +10.0 s, Python +4.3 s), not the work. Decisions: at 10k recall 0.9826, precision 0.9911, 543 of
 549 newcomers apart; at 100k 0.9813, 0.9904, 540 of 549; at 300k 0.9806, 0.9898, 540 of 549; at
 1,000,000 0.9802, 0.9893, 543 of 549, as in the last session's days.
+
+**Where the day's server time goes (2026-12-07, 22:29-22:40 UTC; 98d4532).** THE day now also
+samples pg_stat_activity every 50 ms (`_ServerWaits`: seconds summed over the server's
+processes, a backend's wait for its client and idle waits left out). A second archive of 995,787
+papers grown by 66e3a04 in 58 min; days by 98d4532 one after another, alone, as above, the
+machine slower than at 20:53 (the same 10k day 49.6 s against 36.2):
+- day after 8,511 papers: 49.6 s (1.00 x the 10k day); CPU 54 s
+- day after 995,787 papers: 58.9 s (1.20 x the mean of the 10k days before and after it); CPU 60 s (1.14 x)
+- day after 8,511 papers: 48.6 s; CPU 52 s
+Not counted as the bar met: one code, two clean runs of it (no autovacuum inside any day) read R
+1.42 and 1.20, as the machine's speed moved the 10k days by 13 s and the 1,000,000 day by 4 s.
+The waits say what grows: backends running 20.4 s against 17.7 and 18.0 at 10k, waiting on
+reads of data files 19.1 s (summed over the snapshot readers' connections) against 0.6 and 0.7,
+I/O workers' reads 1.3 s, the checkpointer's syncs 1.5 s; on the WAL (WALWrite lock, writes,
+syncs) 1.6 s against 0.5. So the WAL's 945 MiB (129,323 full-page images) costs little wall
+time here: the first reads of cold pages are the day's growth.
 """
