@@ -535,8 +535,8 @@ def set_server(conn, setting: str, value: str | None) -> None:
 def settle_autovacuum(conn, quiet_s: float = 5.0, limit_s: float = 900.0) -> dict:
     """Let autovacuum sweep what the days changed, as it does in the hours between two days
     (untimed): its launcher looks every second meanwhile, and the sweep is over once no
-    worker has run for ``quiet_s``. Returns the seconds, what the disk read meanwhile and the
-    tables vacuumed (v) or analyzed (a)."""
+    worker has run for ``quiet_s`` (or at ``limit_s``, ``settled`` False). Returns the seconds,
+    what the disk read meanwhile and the tables vacuumed (v) or analyzed (a)."""
     def sweeps():
         conn.execute("SELECT pg_stat_force_next_flush()")
         return {t: (v, a) for t, v, a in conn.execute(SWEEPS_SQL)}
@@ -551,10 +551,12 @@ def settle_autovacuum(conn, quiet_s: float = 5.0, limit_s: float = 900.0) -> dic
                 quiet_since = time.monotonic()
     finally:
         set_server(conn, "autovacuum_naptime", None)
+    # a sweep still running at ``limit_s`` is not over: said so, not taken for a settled server
+    settled = time.monotonic() - quiet_since >= quiet_s
     seconds, after = time.monotonic() - t0, sweeps()
     swept = {t: "v" * (v - before.get(t, (0, 0))[0]) + "a" * (a - before.get(t, (0, 0))[1])
              for t, (v, a) in after.items()}
-    return {"s": round(seconds, 1), "disk": disk_io_between(disk, disk_io()),
+    return {"s": round(seconds, 1), "settled": settled, "disk": disk_io_between(disk, disk_io()),
             "swept": {t: k for t, k in sorted(swept.items()) if k}}
 
 
