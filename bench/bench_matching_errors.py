@@ -8,8 +8,11 @@ Each set is clustered by its held-out models, as in "Author matching quality"
 (evaluate.b3_losses): 1 - R is the recall lost to split people, of which the part on people
 whose full name another person of the set prints too (homonyms, which need evidence besides
 the name); 1 - P the precision lost to mixed clusters, of which the part in clusters that
-print one full name only. Writes the "Author matching errors (held out)" section of
-bench/RESULTS.md.
+print one full name only. A second table audits the labels (evaluate.label_conflicts: the
+mentions whose co-authors are another labelled namesake's and none of their own person's)
+and scores each set as labelled and without those mentions, beside the exact-name baseline:
+how much of a set's shortfall is its labels. Writes the "Author matching errors (held out)"
+section of bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import time
 
 from bench.bench_matching_quality import dev_arguments
 from wove_pipeline.matching import match_all
-from wove_pipeline.matching.evaluate import b3_losses
+from wove_pipeline.matching.evaluate import b3, b3_losses, baseline_exact_name, label_conflicts
 from wove_pipeline.matching.quality import held_out
 from wove_pipeline.matching.train import dev_dirs
 
@@ -37,6 +40,10 @@ def _largest(items: list, whole: float) -> str:
     return "; ".join(one(*item) for item in items[:TOP])
 
 
+def _prf(score) -> str:
+    return f"{score.f1:.3f} ({score.precision:.3f} / {score.recall:.3f})"
+
+
 def main(argv=None) -> int:
     args = dev_arguments(__doc__, argv)
     t0 = time.perf_counter()
@@ -46,8 +53,18 @@ def main(argv=None) -> int:
              "B3 loss in mentions (share of the set's 1 - R or 1 - P), the pieces' sizes, the name.", "",
              "| set | mentions | 1 - R | of it, people whose name another person prints | 1 - P | of it, clusters of one printed name | largest splits | largest merges |",
              "|---|---:|---:|---:|---:|---:|---|---|"]
+    audit = ["", "Labels their co-authors contradict (evaluate.label_conflicts), and each set scored without them "
+             "(held-out matcher and exact names, B3 F1 with precision and recall):", "",
+             "| set | mentions | contradicted labels | matcher as labelled (P / R) | without them (P / R) | "
+             "exact name as labelled | without them |", "|---|---:|---:|---:|---:|---:|---:|"]
     for s in held.sets:
         pred = match_all(s.mentions, config=held.config(s.name)).clusters
+        conflicts = label_conflicts(s.mentions, s.gold)
+        kept = {m: p for m, p in s.gold.items() if m not in conflicts}
+        exact = baseline_exact_name(s.mentions)
+        audit.append(f"| {s.name} | {len(s.gold):,} | {len(conflicts)} ({len(conflicts) / len(s.gold):.1%}) | "
+                     f"{_prf(b3(pred, s.gold))} | {_prf(b3(pred, kept))} | {b3(exact, s.gold).f1:.3f} | "
+                     f"{b3(exact, kept).f1:.3f} |")
         losses = b3_losses(pred, s.gold, {m.mention_id: m.name.key for m in s.mentions})
         n = losses.mentions
         splits = _largest(losses.splits, losses.recall_loss)
@@ -56,6 +73,7 @@ def main(argv=None) -> int:
                      f"{_share(losses.recall_loss_shared_name, losses.recall_loss)} | {losses.precision_loss / n:.3f} | "
                      f"{_share(losses.precision_loss_one_name, losses.precision_loss)} | {splits} | {merges} |")
         print(f"  {s.name}: 1 - R {losses.recall_loss / n:.3f}, 1 - P {losses.precision_loss / n:.3f}", flush=True)
+    lines += audit
     lines += ["", f"Run time {time.perf_counter() - t0:.0f} s."]
     from bench.results import report
 

@@ -29,3 +29,33 @@ def test_losses_add_up_to_b3_and_say_where():
 def test_a_perfect_clustering_loses_nothing():
     losses = b3_losses(GOLD, GOLD, NAMES)
     assert (losses.recall_loss, losses.precision_loss, losses.splits, losses.merges) == (0, 0, [], [])
+
+
+def _mention(mid: str, first: str, last: str, coauthors: list[str]):
+    from wove_pipeline.matching.mentions import Mention
+
+    return Mention(mid, mid, 0, first=first, last=last, coauthor_names=coauthors)
+
+
+def test_label_conflicts_name_the_labels_their_coauthors_contradict():
+    from wove_pipeline.matching.evaluate import label_conflicts
+
+    mentions = [
+        _mention("t1", "Yang", "Liu", ["maosong sun", "huanbo luan"]),
+        _mention("t2", "Yang", "Liu", ["maosong sun", "qun liu", "zhaopeng tu", "haitao mi"]),
+        # labelled the catch-all person, but two of its co-authors are T's and none are C's
+        _mention("c1", "Yang", "Liu", ["maosong sun", "huanbo luan"]),
+        _mention("c2", "Yang", "Liu", ["mirella lapata"]),
+        # one co-author of T's only: not enough to contradict its label
+        _mention("c3", "Yang", "Liu", ["haitao mi", "someone else"]),
+        # two of T's, but one of its own person's too: not a conflict
+        _mention("c4", "Yang", "Liu", ["mirella lapata", "qun liu", "zhaopeng tu"]),
+        # no namesake labelled apart: nothing to contradict
+        _mention("b1", "Bin", "Li", ["maosong sun", "huanbo luan"]),
+        _mention("b2", "Bin", "Li", []),
+    ]
+    gold = {"t1": "T", "t2": "T", "c1": "C", "c2": "C", "c3": "C", "c4": "C", "b1": "B", "b2": "B"}
+    assert label_conflicts(mentions, gold) == {"c1"}
+    # an unlabelled mention is neither audited nor evidence: without t1, c1 shares one
+    # co-author with T, and T's one paper shares three with C's and none with another of T's
+    assert label_conflicts(mentions, {k: v for k, v in gold.items() if k != "t1"}) == {"t2"}

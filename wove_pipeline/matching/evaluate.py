@@ -124,6 +124,40 @@ def b3_losses(pred: dict[str, Hashable], gold: dict[str, Hashable], names: dict[
     return Losses(len(gold), sum(s[0] for s in splits), shared, sum(s[0] for s in merges), one_name, splits, merges)
 
 
+# A label is contradicted when the mention's paper shares this many co-authors with another
+# labelled person of the same full name, and none with its own person's other papers.
+CONFLICT_COAUTHORS = 2
+
+
+def label_conflicts(mentions: list[Mention], gold: dict[str, Hashable]) -> set[str]:
+    """The labelled mentions whose own co-authors (by full name) say another person: their
+    paper shares CONFLICT_COAUTHORS or more co-authors with the other papers of a namesake
+    (another labelled person printing the same full name), and none with the other papers of
+    the person it is labelled. An audit of the labels, not of the matcher: a set labelled by
+    hand or curated ids shows few, one whose ids lump or split namesakes more (the acl sets'
+    Anthology ids) shows many. Mentions with no full-named co-author never conflict."""
+    labelled = [m for m in mentions if m.mention_id in gold]
+    # (full name, person) -> co-author -> papers of that person printing it
+    papers: dict[tuple[str, Hashable], Counter] = defaultdict(Counter)
+    holders: dict[str, set] = defaultdict(set)
+    for m in labelled:
+        person = gold[m.mention_id]
+        papers[m.name.key, person].update(set(m.coauthor_names))
+        holders[m.name.key].add(person)
+    out = set()
+    for m in labelled:
+        own_person, key, mine = gold[m.mention_id], m.name.key, set(m.coauthor_names)
+        if not mine or len(holders[key]) < 2:
+            continue
+        # the own person's other papers: their counts less this paper's own
+        if any(papers[key, own_person][c] > 1 for c in mine):
+            continue
+        if any(sum(papers[key, other][c] > 0 for c in mine) >= CONFLICT_COAUTHORS
+               for other in holders[key] - {own_person}):
+            out.add(m.mention_id)
+    return out
+
+
 # --------------------------------------------------------------------------- baselines
 
 
