@@ -59,3 +59,14 @@ def test_label_conflicts_name_the_labels_their_coauthors_contradict():
     # an unlabelled mention is neither audited nor evidence: without t1, c1 shares one
     # co-author with T, and T's one paper shares three with C's and none with another of T's
     assert label_conflicts(mentions, {k: v for k, v in gold.items() if k != "t1"}) == {"t2"}
+
+
+def test_set_lines_say_how_many_labels_are_contradicted():
+    from wove_pipeline.matching.evaluate import PRF, SetScore, format_sets
+
+    one = PRF(0.9, 0.5, 0.64)
+    text = format_sets([SetScore("acl_homonyms", 296, 23, one, one, one, 57, contradicted=12),
+                        SetScore("ads", 11935, 858, one, one, one, 912, contradicted=15)], "t")
+    assert "| labels co-authors contradict |" in text.splitlines()[2]
+    assert text.splitlines()[4].endswith("| 57 | 12 |") and text.splitlines()[5].endswith("| 912 | 15 |")
+    assert text.splitlines()[6].endswith("| | | 27 |")  # the mean line sums them

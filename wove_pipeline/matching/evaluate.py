@@ -405,30 +405,33 @@ class SetScore:
     one_per_block: PRF
     clusters: int
     incremental: tuple[float, float, float] | None = None  # (batch B3 F1, newest 10% link by link, by profile)
+    contradicted: int = 0  # labels the mentions' co-authors contradict (label_conflicts)
 
 
 def score_set(name: str, mentions: list[Mention], gold: dict, config: MatchConfig | None = None) -> SetScore:
     pred = match_all(mentions, config=config).clusters
     return SetScore(name, len(gold), len(set(gold.values())), b3(pred, gold), b3(baseline_exact_name(mentions), gold),
-                    b3(baseline_one_per_block(mentions), gold), len({pred[m] for m in gold if m in pred}))
+                    b3(baseline_one_per_block(mentions), gold), len({pred[m] for m in gold if m in pred}),
+                    contradicted=len(label_conflicts(mentions, gold)))
 
 
 def format_sets(scores: list[SetScore], title: str) -> str:
-    """One line per set (matcher P/R/F1 beside both baselines' F1), then the mean."""
+    """One line per set (matcher P/R/F1 beside both baselines' F1, and how many of its labels
+    the mentions' co-authors contradict: label_conflicts), then the mean."""
     lines = [title, "",
-             "| set | mentions | people | matcher B3 P | R | **F1** | exact name F1 | one per block F1 | better baseline + 0.02 | clusters |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| set | mentions | people | matcher B3 P | R | **F1** | exact name F1 | one per block F1 | better baseline + 0.02 | clusters | labels co-authors contradict |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in scores:
         bar = max(s.exact_name.f1, s.one_per_block.f1) + 0.02
         lines.append(f"| {s.name} | {s.mentions:,} | {s.people:,} | {s.matcher.precision:.3f} | {s.matcher.recall:.3f} | "
                      f"**{s.matcher.f1:.3f}** | {s.exact_name.f1:.3f} | {s.one_per_block.f1:.3f} | "
-                     f"{bar:.3f} {'met' if s.matcher.f1 >= bar else 'not met'} | {s.clusters:,} |")
+                     f"{bar:.3f} {'met' if s.matcher.f1 >= bar else 'not met'} | {s.clusters:,} | {s.contradicted:,} |")
     if scores:
         mean = lambda f: sum(f(s) for s in scores) / len(scores)  # noqa: E731
         lines.append(f"| **mean of {len(scores)}** | {sum(s.mentions for s in scores):,} | {sum(s.people for s in scores):,} | "
                      f"{mean(lambda s: s.matcher.precision):.3f} | {mean(lambda s: s.matcher.recall):.3f} | "
                      f"**{mean(lambda s: s.matcher.f1):.3f}** | {mean(lambda s: s.exact_name.f1):.3f} | "
-                     f"{mean(lambda s: s.one_per_block.f1):.3f} | | |")
+                     f"{mean(lambda s: s.one_per_block.f1):.3f} | | | {sum(s.contradicted for s in scores):,} |")
     return "\n".join(lines)
 
 
