@@ -61,6 +61,21 @@ def test_label_conflicts_name_the_labels_their_coauthors_contradict():
     assert label_conflicts(mentions, {k: v for k, v in gold.items() if k != "t1"}) == {"t2"}
 
 
+def test_a_label_its_person_prints_under_another_name_supports_is_no_conflict():
+    from wove_pipeline.matching.evaluate import label_conflicts
+
+    mentions = [
+        _mention("t1", "Yang", "Liu", ["maosong sun", "huanbo luan"]),
+        _mention("t2", "Yang", "Liu", ["maosong sun"]),
+        _mention("c1", "Yang", "Liu", ["maosong sun", "huanbo luan", "ivan titov"]),
+        _mention("c2", "Yang", "Liu", ["mirella lapata"]),
+        _mention("c3", "Y.", "Liu", ["ivan titov"]),  # C's own paper, printed with an initial
+    ]
+    gold = {"t1": "T", "t2": "T", "c1": "C", "c2": "C", "c3": "C"}
+    assert label_conflicts(mentions, gold) == set()
+    assert label_conflicts(mentions[:4], {k: gold[k] for k in ("t1", "t2", "c1", "c2")}) == {"c1"}
+
+
 def test_set_lines_say_how_many_labels_are_contradicted():
     from wove_pipeline.matching.evaluate import PRF, SetScore, format_sets
 

@@ -137,11 +137,14 @@ def label_conflicts(mentions: list[Mention], gold: dict[str, Hashable]) -> set[s
     hand or curated ids shows few, one whose ids lump or split namesakes more (the acl sets'
     Anthology ids) shows many. Mentions with no full-named co-author never conflict."""
     labelled = [m for m in mentions if m.mention_id in gold]
-    # (full name, person) -> co-author -> papers of that person printing it
+    # co-author -> papers printing it: of each person (under any of its names), and of each
+    # (full name, person) (a namesake is a person printing the same full name)
+    of_person: dict[Hashable, Counter] = defaultdict(Counter)
     papers: dict[tuple[str, Hashable], Counter] = defaultdict(Counter)
     holders: dict[str, set] = defaultdict(set)
     for m in labelled:
         person = gold[m.mention_id]
+        of_person[person].update(set(m.coauthor_names))
         papers[m.name.key, person].update(set(m.coauthor_names))
         holders[m.name.key].add(person)
     out = set()
@@ -150,7 +153,7 @@ def label_conflicts(mentions: list[Mention], gold: dict[str, Hashable]) -> set[s
         if not mine or len(holders[key]) < 2:
             continue
         # the own person's other papers: their counts less this paper's own
-        if any(papers[key, own_person][c] > 1 for c in mine):
+        if any(of_person[own_person][c] > 1 for c in mine):
             continue
         if any(sum(papers[key, other][c] > 0 for c in mine) >= CONFLICT_COAUTHORS
                for other in holders[key] - {own_person}):
