@@ -669,26 +669,26 @@ def run_size(target: int, per_day: int, seed: int, shape: str, base_days: int, s
                     writes = _writes(conn)
                 disk = disk_io()
                 guard = _RssGuard(fig, path, rss_limit_gib).__enter__()
-                waits = _ServerWaits(be.env.urls.serving).__enter__()
-                fig["phase"] = "daily run"
-                daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
-                fig["phase"] = "publish"
-                fig["day"].update({"daily_wall": daily.wall, "daily_steps": daily.steps, "load_before": load})
-                fig["status"] = "daily done, publish running"
-                path.write_text(json.dumps(fig, indent=1, default=str))
-                if sample:
-                    with _Sampler() as sampler:
+                # stopped however THE day ends (the memory guard is not: its fallback must outlive a failed day)
+                with _ServerWaits(be.env.urls.serving) as waits:
+                    fig["phase"] = "daily run"
+                    daily = run_job("real", "bench_daily", be.instance, day, None, run_config)
+                    fig["phase"] = "publish"
+                    fig["day"].update({"daily_wall": daily.wall, "daily_steps": daily.steps, "load_before": load})
+                    fig["status"] = "daily done, publish running"
+                    path.write_text(json.dumps(fig, indent=1, default=str))
+                    if sample:
+                        with _Sampler() as sampler:
+                            publish = run_job("real", "bench_publish", be.instance)
+                        fig["publish_profile"] = sampler.summary()
+                    else:
                         publish = run_job("real", "bench_publish", be.instance)
-                    fig["publish_profile"] = sampler.summary()
-                else:
-                    publish = run_job("real", "bench_publish", be.instance)
-                md = {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str, dict))} for k, v in publish.metadata.items()}
-                fig["day"].update({"daily_wall": daily.wall, "publish_wall": publish.wall, "steps": {**daily.steps, **publish.steps},
-                                   "rows": {**daily.rows, **publish.rows}, "researchers": md.get("researchers", {}),
-                                   "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
-                                   "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
+                    md = {k: {kk: vv for kk, vv in v.items() if isinstance(vv, (int, float, str, dict))} for k, v in publish.metadata.items()}
+                    fig["day"].update({"daily_wall": daily.wall, "publish_wall": publish.wall, "steps": {**daily.steps, **publish.steps},
+                                       "rows": {**daily.rows, **publish.rows}, "researchers": md.get("researchers", {}),
+                                       "serving": md.get("serving", {}), "researcher_metrics": md.get("researcher_metrics", {}), "cpu_pg": daily.cpu_pg + publish.cpu_pg,
+                                       "cpu_py": daily.cpu_py + publish.cpu_py, "load_before": load, "load_after": load_average()})
                 guard.__exit__()
-                waits.__exit__()
                 fig["day"]["server_waits"] = waits.summary()
                 fig["day"]["disk"] = disk_io_between(disk, disk_io())
                 fig["day"]["read_ahead_kb"] = read_ahead_kb()
